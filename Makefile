@@ -1,0 +1,67 @@
+# yeebench: `make run` runs the smoke experiments on this machine, `make test` runs every test.
+# Each part of the suite adds its own targets in a fragment (solver/solver.mk, ...), included below.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+BUILD  ?= build
+PREFIX ?= $(abspath $(BUILD)/install)
+JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
+
+# Debian/Ubuntu packages the suite needs to build and run.
+DEB_CORE := build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev libucx0 ucx-utils \
+            hwloc libhwloc-dev numactl libnuma-dev netpipe-openmpi libhdf5-openmpi-dev hdf5-tools \
+            python3 python3-venv python3-dev
+# Extra packages that only the full test suite needs (containers, virtual cluster, HTML report).
+DEB_TEST := chromium docker.io debootstrap slurm-wlm munge libpmix-dev iproute2 fio
+
+# Filled in by the fragments.
+BUILD_TARGETS :=
+TEST_TARGETS  :=
+PYTEST_PATHS  :=
+
+-include solver/solver.mk
+-include microbench/microbench.mk
+-include reframe/reframe.mk
+-include results/results.mk
+-include containers/containers.mk
+
+.PHONY: help deps deps-system deps-test venv build test test-python run clean
+
+help:
+	@echo "yeebench"
+	@echo "  make run     install what is missing, build, run the smoke experiments, record results"
+	@echo "  make test    install what is missing, build, run every test (what CI runs)"
+	@echo "  make build   build the solver and the microbenchmarks into $(PREFIX)"
+	@echo "  make deps    install Debian packages and the Python virtualenv ($(VENV))"
+	@echo "  make clean   remove $(BUILD)/ (the virtualenv and results are kept)"
+
+deps: deps-system venv
+
+deps-system:
+	@DEB_PACKAGES="$(DEB_CORE)" bash reframe/install-deps.sh
+
+deps-test:
+	@DEB_PACKAGES="$(DEB_CORE) $(DEB_TEST)" bash reframe/install-deps.sh
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: reframe/pyproject.toml
+	@command -v python3 >/dev/null || { echo "deps: python3 is missing (apt-get install python3 python3-venv)"; exit 2; }
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e 'reframe[test]'
+	@touch $@
+
+build: deps-system $(BUILD_TARGETS)
+	@echo "build: binaries in $(PREFIX)/bin"
+
+test-python: venv
+	$(VENV)/bin/pytest -q -p no:cacheprovider $(PYTEST_PATHS)
+
+test: deps-test venv build test-python $(TEST_TARGETS)
+	@echo "make test: all test stages passed"
+
+clean:
+	rm -rf $(BUILD)
