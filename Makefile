@@ -26,6 +26,8 @@ PYTEST_PATHS  :=
 -include reframe/reframe.mk
 -include results/results.mk
 -include containers/containers.mk
+-include reframe/vcluster.mk
+-include reframe/acceptance.mk
 
 .PHONY: help deps deps-system deps-test venv build test test-python run clean
 
