@@ -1,0 +1,35 @@
+"""Probe one node for the acceptance checks: topology, kernel settings, IP stack.
+
+Run once per node (one rank per node); prints one line
+`YEEBENCH-NODE <json>` that the check parses.  `python -m yeebench.acceptance.nodeprobe`
+"""
+import json
+import sys
+
+from yeebench.acceptance import ipstack, kernel_settings, topology
+
+MARKER = "YEEBENCH-NODE"
+
+
+def main():
+    record = {"topology": topology.observe(), "settings": kernel_settings.collect(),
+              "ipstack": ipstack.probe()}
+    print(f"{MARKER} {json.dumps(record, sort_keys=True)}", flush=True)
+    return 0
+
+
+def parse(text):
+    """All node records in a job's output, keyed by host (a host seen twice is an error)."""
+    nodes = {}
+    for line in text.splitlines():
+        if line.startswith(MARKER + " "):
+            record = json.loads(line[len(MARKER) + 1:])
+            host = record["topology"]["host"]
+            if host in nodes:
+                raise ValueError(f"host {host} reported twice (more than one rank per node)")
+            nodes[host] = record
+    return nodes
+
+
+if __name__ == "__main__":
+    sys.exit(main())

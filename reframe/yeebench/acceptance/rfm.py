@@ -1,0 +1,145 @@
+"""ReFrame pieces shared by the acceptance checks (reframe/checks/acceptance.py).
+
+Every acceptance check ends in one verdict: PASS, FAIL or SKIP with a reason.
+The reason is stored in the loggable variable `acceptance_reason` (so it is in
+ReFrame's JSON report, where `yeebench acceptance report` reads it, also for
+passes and skips, whose reason ReFrame itself does not record) and printed on
+ReFrame's output as `[acceptance] PASS <check>: <reason>`.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import run_after, variable
+from reframe.core.logging import getlogger
+
+SOURCES = os.path.join(os.path.dirname(__file__), "src")
+CUDA_SOURCES = os.path.join(os.path.dirname(__file__), "cuda")
+TOPOLOGY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "config", "topology")
+
+
+class AcceptanceMixin(rfm.RegressionMixin):
+    """Verdict bookkeeping of an acceptance check; mix into a ReFrame test."""
+
+    #: The one-line reason of the verdict (PASS, FAIL or SKIP).
+    acceptance_reason = variable(str, value="", loggable=True)
+
+    #: Supporting lines (per node figures, warnings, notes) for the sign-off report.
+    acceptance_details = variable(typ.List[str], value=[], loggable=True)
+
+    #: Perf variable name -> "higher" | "lower" (what the results tooling reads).
+    perf_directions = variable(typ.Dict[str, str], value={}, loggable=True)
+
+    @run_after("init")
+    def _acceptance_defaults(self):
+        self.tags |= {"acceptance"}
+        self.acceptance_details = []  # a fresh list per test, never the shared default
+
+    def acceptance_skip_if(self, cond, reason):
+        """Skip with a reason that also reaches the report."""
+        if cond:
+            self.acceptance_reason = reason
+            getlogger().info(f"[acceptance] SKIP {self.display_name}: {reason}")
+            self.skip(reason)
+
+    def verdict(self, ok, reason, details=()):
+        """Record and announce the verdict; returns a sanity assertion on it."""
+        self.acceptance_reason = reason
+        self.acceptance_details = list(self.acceptance_details) + list(details)
+        word = "PASS" if ok else "FAIL"
+        getlogger().info(f"[acceptance] {word} {self.display_name}: {reason}")
+        return sn.assert_true(ok, msg=f"FAIL: {reason}")
+
+
+def find_binary(name):
+    """A yeebench binary: $YEEBENCH_PREFIX/bin, then the build tree, then PATH; None if absent."""
+    prefix = os.environ.get("YEEBENCH_PREFIX")
+    candidates = [os.path.join(prefix, "bin", name)] if prefix else []
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    candidates.append(os.path.join(repo, "build", "install", "bin", name))
+    for path in candidates:
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return shutil.which(name)
+
+
+def python_command(module):
+    """Command running a yeebench module with the Python that runs ReFrame (same venv)."""
+    return f"{sys.executable} -m {module}"
+
+
+def launch_prefix(job, ntasks):
+    """The launcher command for `ntasks` ranks inside the job (for loops in one job script)."""
+    saved = job.num_tasks
+    job.num_tasks = ntasks
+    try:
+        cmd = job.launcher.run_command(job)
+    finally:
+        job.num_tasks = saved
+    if cmd.split()[:1] == ["srun"] or " srun" in f" {cmd}":
+        cmd += f" -n {ntasks}"  # srun takes the allocation's size unless told
+    return cmd
+
+
+def span_all_nodes(test, per_node):
+    """Ask for every node of the partition with `per_node` ranks on each.
+
+    Flexible allocation (num_tasks = 0) takes all idle nodes on real
+    schedulers; on the local scheduler the launcher command would be emitted
+    before the task count is resolved (`mpirun -np 0`), so give it explicitly.
+    """
+    test.num_tasks_per_node = per_node
+    if test.current_partition.scheduler.registered_name == "local":
+        test.num_tasks = per_node
+    else:
+        test.num_tasks = 0
+
+
+def cores_per_node(partition):
+    """Cores per node from the partition's processor info, else this machine's."""
+    proc = partition.processor
+    if proc and proc.num_cpus:
+        per_core = proc.num_cpus_per_core or 1
+        return max(1, proc.num_cpus // per_core)
+    return os.cpu_count() or 1
+
+
+def compiles(cmd, source_text, suffix, timeout=120):
+    """(ok, first error line) of compiling a probe source with `cmd` (list) in a temp dir."""
+    import tempfile
+
+    if not shutil.which(cmd[0]):
+        return False, f"{cmd[0]} not found"
+    with tempfile.TemporaryDirectory(prefix="yeebench-probe-") as tmp:
+        src = os.path.join(tmp, f"probe{suffix}")
+        with open(src, "w") as f:
+            f.write(source_text)
+        try:
+            done = subprocess.run(cmd + [src, "-o", os.path.join(tmp, "probe")], cwd=tmp,
+                                  capture_output=True, text=True, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            return False, str(err)
+        if done.returncode == 0:
+            return True, ""
+        lines = [ln for ln in done.stderr.splitlines() if "rror" in ln] or done.stderr.splitlines()
+        return False, (lines[0].strip() if lines else f"exit {done.returncode}")
+
+
+def gpu_present(partition):
+    """(present, why): the partition says it has GPUs, or this host has a working nvidia-smi."""
+    if "gpu" in getattr(partition, "features", []):
+        return True, "partition has the 'gpu' feature"
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False, "no GPU: nvidia-smi not found and the partition has no 'gpu' feature"
+    try:
+        done = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return False, f"no GPU: nvidia-smi failed ({err})"
+    if done.returncode != 0 or "GPU" not in done.stdout:
+        return False, "no GPU: nvidia-smi -L lists no device"
+    return True, done.stdout.splitlines()[0]

@@ -1,0 +1,60 @@
+"""Storage bandwidth of the output directory: parse fio, dd and the solver's own I/O.
+
+GB here is 1e9 bytes.  fio runs with --end_fsync so a write counts only once it
+is on the device (or the file server); dd uses conv=fsync for the same reason.
+"""
+import json
+import re
+
+DD_UNITS = {"B": 1, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+            "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def fio_bandwidth(text):
+    """{'write': GB/s, 'read': GB/s} (whichever the fio JSON holds) from `--output-format=json`."""
+    start = text.find("{")
+    if start < 0:
+        raise ValueError("fio: no JSON object in the output")
+    try:
+        doc = json.loads(text[start:])
+    except json.JSONDecodeError as err:
+        raise ValueError(f"fio: output is not JSON ({err.msg})") from None
+    jobs = doc.get("jobs") or []
+    if not jobs:
+        raise ValueError("fio: JSON has no jobs")
+    out = {}
+    for job in jobs:
+        if job.get("error"):
+            raise ValueError(f"fio: job {job.get('jobname')} failed with error {job['error']}")
+        for kind in ("write", "read"):
+            bw = (job.get(kind) or {}).get("bw_bytes", 0)
+            if bw:
+                out[kind] = out.get(kind, 0.0) + bw / 1e9
+    if not out:
+        raise ValueError("fio: no job moved any data")
+    return out
+
+
+def dd_bandwidth(text):
+    """GB/s of a `dd` summary line ('N bytes (...) copied, T s, ...'), computed from bytes/time."""
+    match = re.search(r"^(\d+) bytes .*copied, ([\d.,eE+-]+) s", text, re.M)
+    if not match:
+        raise ValueError("dd: no 'N bytes ... copied, T s' line")
+    seconds = float(match.group(2).replace(",", "."))
+    if seconds <= 0:
+        raise ValueError("dd: zero elapsed time")
+    return int(match.group(1)) / seconds / 1e9
+
+
+def solver_io_options(help_text):
+    """The solver's options for binary per-rank output, or None when it has none yet.
+
+    Feature probe: `yee --help` must mention --output with a binary format and an
+    --output-strategy with a per-rank choice (named per-rank or file-per-rank).
+    """
+    if "--output" not in help_text or "binary" not in help_text:
+        return None
+    strategy = re.search(r"(file-per-rank|per-rank)", help_text)
+    if "--output-strategy" not in help_text or not strategy:
+        return None
+    return ["--output", "binary", "--output-strategy", strategy.group(1)]
