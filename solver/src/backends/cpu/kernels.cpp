@@ -1,0 +1,403 @@
+// CPU backend of the kernel contract: OpenMP threads, SIMD inner loops over the
+// contiguous k index. Threads own contiguous blocks of j rows (thread_rows), the same
+// blocks in first-touch initialisation and in every update, so pages live where
+// they are used.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "kernel_contract.hpp"
+
+#define YEE_RESTRICT __restrict__
+
+namespace yee {
+namespace kernels {
+namespace {
+
+// Rows [ja, jb) (local j, owned range 1..ny) of thread t out of nt.
+inline void thread_rows(long ny, int t, int nt, long& ja, long& jb) {
+  const long base = ny / nt, extra = ny % nt;
+  ja = 1 + t * base + std::min<long>(t, extra);
+  jb = ja + base + (t < extra ? 1 : 0);
+}
+
+// H^{n+1/2} = H^{n-1/2} - c curl E^n along one k row.
+template <typename T, bool kEnergy>
+inline void h_row(Fields<T>& f, long i, long j, long k0, long k1, T c, double& e2, double& hh) {
+  const long o = f.at(i, j, 0), sx = f.sx, sy = f.sy;
+  const T* YEE_RESTRICT ex = f.comp[kEx] + o;
+  const T* YEE_RESTRICT ey = f.comp[kEy] + o;
+  const T* YEE_RESTRICT ez = f.comp[kEz] + o;
+  T* YEE_RESTRICT hx = f.comp[kHx] + o;
+  T* YEE_RESTRICT hy = f.comp[kHy] + o;
+  T* YEE_RESTRICT hz = f.comp[kHz] + o;
+  if (kEnergy) {
+    double se = 0.0, sh = 0.0;
+#pragma omp simd reduction(+ : se, sh)
+    for (long k = k0; k < k1; ++k) {
+      const T nx = hx[k] - c * ((ez[k + sy] - ez[k]) - (ey[k + 1] - ey[k]));
+      const T ny = hy[k] - c * ((ex[k + 1] - ex[k]) - (ez[k + sx] - ez[k]));
+      const T nz = hz[k] - c * ((ey[k + sx] - ey[k]) - (ex[k + sy] - ex[k]));
+      se += double(ex[k]) * ex[k] + double(ey[k]) * ey[k] + double(ez[k]) * ez[k];
+      sh += double(hx[k]) * nx + double(hy[k]) * ny + double(hz[k]) * nz;
+      hx[k] = nx;
+      hy[k] = ny;
+      hz[k] = nz;
+    }
+    e2 += se;
+    hh += sh;
+  } else {
+#pragma omp simd
+    for (long k = k0; k < k1; ++k) {
+      hx[k] = hx[k] - c * ((ez[k + sy] - ez[k]) - (ey[k + 1] - ey[k]));
+      hy[k] = hy[k] - c * ((ex[k + 1] - ex[k]) - (ez[k + sx] - ez[k]));
+      hz[k] = hz[k] - c * ((ey[k + sx] - ey[k]) - (ex[k + sy] - ex[k]));
+    }
+  }
+}
+
+// E^{n+1} = E^n + c curl H^{n+1/2} along one k row, then PEC: tangential E on the
+// walls at global index 0 is forced back to 0.
+template <typename T>
+inline void e_row(Fields<T>& f, long i, long j, long k0, long k1, T c) {
+  const long o = f.at(i, j, 0), sx = f.sx, sy = f.sy;
+  T* YEE_RESTRICT ex = f.comp[kEx] + o;
+  T* YEE_RESTRICT ey = f.comp[kEy] + o;
+  T* YEE_RESTRICT ez = f.comp[kEz] + o;
+  const T* YEE_RESTRICT hx = f.comp[kHx] + o;
+  const T* YEE_RESTRICT hy = f.comp[kHy] + o;
+  const T* YEE_RESTRICT hz = f.comp[kHz] + o;
+#pragma omp simd
+  for (long k = k0; k < k1; ++k) {
+    ex[k] = ex[k] + c * ((hz[k] - hz[k - sy]) - (hy[k] - hy[k - 1]));
+    ey[k] = ey[k] + c * ((hx[k] - hx[k - 1]) - (hz[k] - hz[k - sx]));
+    ez[k] = ez[k] + c * ((hy[k] - hy[k - sx]) - (hx[k] - hx[k - sy]));
+  }
+  const bool wall_i = f.goff[0] + i - 1 == 0, wall_j = f.goff[1] + j - 1 == 0;
+  if (wall_i || wall_j) {
+    for (long k = k0; k < k1; ++k) {
+      ez[k] = T(0);
+      if (wall_i) ey[k] = T(0);
+      if (wall_j) ex[k] = T(0);
+    }
+  }
+  if (f.goff[2] + k0 - 1 == 0) {
+    ex[k0] = T(0);
+    ey[k0] = T(0);
+  }
+}
+
+template <typename T, bool kEnergy>
+void h_box(Fields<T>& f, const Box& b, T c, double& e2, double& hh) {
+  for (long i = b.lo[0]; i < b.hi[0]; ++i)
+    for (long j = b.lo[1]; j < b.hi[1]; ++j) h_row<T, kEnergy>(f, i, j, b.lo[2], b.hi[2], c, e2, hh);
+}
+
+template <typename T>
+void e_box(Fields<T>& f, const Box& b, T c) {
+  for (long i = b.lo[0]; i < b.hi[0]; ++i)
+    for (long j = b.lo[1]; j < b.hi[1]; ++j) e_row(f, i, j, b.lo[2], b.hi[2], c);
+}
+
+// The part of `box` in this thread's rows.
+inline Box my_rows(const Box& box, long ny) {
+  long ja, jb;
+  thread_rows(ny, omp_get_thread_num(), omp_get_num_threads(), ja, jb);
+  Box b = box;
+  b.lo[1] = std::max(b.lo[1], ja);
+  b.hi[1] = std::min(b.hi[1], jb);
+  return b;
+}
+
+// This thread's block split into deferred slabs (E needs H from a neighbour rank or the
+// thread below) and the core, where one sweep can update H then E row by row.
+struct ThreadPlan {
+  Box slab[3];
+  bool has_slab[3];
+  Box core;
+};
+
+template <typename T>
+ThreadPlan plan_for_thread(const Fields<T>& f) {
+  long ja, jb;
+  thread_rows(f.n[1], omp_get_thread_num(), omp_get_num_threads(), ja, jb);
+  ThreadPlan p;
+  Box b{{1, ja, 1}, {f.n[0] + 1, jb, f.n[2] + 1}};
+  const bool d[3] = {f.defer_low[0], f.defer_low[1] || ja > 1, f.defer_low[2]};
+  for (int a = 0; a < 3; ++a) {
+    p.has_slab[a] = d[a] && !b.empty();
+    p.slab[a] = b;
+    p.slab[a].hi[a] = b.lo[a] + 1;
+    if (d[a]) b.lo[a] += 1;  // the rest is disjoint from this slab
+  }
+  p.core = b;
+  return p;
+}
+
+template <typename T>
+long tile_rows(const Fields<T>& f) {
+  if (f.tile > 0) return f.tile;
+  // Keep ~2 planes of a tile (6 arrays) in half of a 1 MiB L2, so each E/H value read
+  // for plane i+1 is still cached when plane i+1 is updated.
+  const long bytes_per_row = 6 * (f.n[2] + 2) * long(sizeof(T)) * 2;
+  return std::max<long>(1, (512L * 1024) / bytes_per_row);
+}
+
+}  // namespace
+
+const char* backend_name() { return "cpu"; }
+
+template <typename T>
+void allocate(Fields<T>& f) {
+  f.sy = f.n[2] + 2;
+  f.sx = f.sy * (f.n[1] + 2);
+  f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2);
+  const std::size_t bytes = (f.count * sizeof(T) + 63) / 64 * 64;
+  for (int c = 0; c < 6; ++c) {
+    void* p = std::aligned_alloc(64, bytes);  // untouched: pages are placed by first touch below
+    if (!p) {
+      release(f);
+      throw std::bad_alloc();
+    }
+    f.comp[c] = static_cast<T*>(p);
+  }
+#pragma omp parallel
+  {
+    long ja, jb;
+    thread_rows(f.n[1], omp_get_thread_num(), omp_get_num_threads(), ja, jb);
+    if (jb > ja && ja == 1) ja = 0;               // the thread of the first rows also owns ghost row 0
+    if (jb > ja && jb == f.n[1] + 1) jb = f.n[1] + 2;  // and the one of the last rows ghost row ny+1
+    for (int c = 0; c < 6; ++c)
+      for (long i = 0; i < f.n[0] + 2; ++i)
+        if (jb > ja) std::memset(f.comp[c] + f.at(i, ja, 0), 0, sizeof(T) * std::size_t(f.sy * (jb - ja)));
+  }
+}
+
+template <typename T>
+void release(Fields<T>& f) {
+  for (auto& p : f.comp) {
+    std::free(p);
+    p = nullptr;
+  }
+}
+
+template <typename T>
+void init_e(Fields<T>& f, InitFn fn, const void* ctx) {
+  const Box owned{{1, 1, 1}, {f.n[0] + 1, f.n[1] + 1, f.n[2] + 1}};
+#pragma omp parallel
+  {
+    const Box b = my_rows(owned, f.n[1]);
+    for (int c = 0; c < 3; ++c)
+      for (long i = b.lo[0]; i < b.hi[0]; ++i)
+        for (long j = b.lo[1]; j < b.hi[1]; ++j)
+          for (long k = b.lo[2]; k < b.hi[2]; ++k)
+            f.comp[c][f.at(i, j, k)] = T(fn(ctx, c, f.goff[0] + i - 1, f.goff[1] + j - 1, f.goff[2] + k - 1));
+  }
+}
+
+template <typename T>
+void update_h(Fields<T>& f, const Box& box, T c, EnergySums* sums) {
+  double e2 = 0.0, hh = 0.0;
+#pragma omp parallel reduction(+ : e2, hh)
+  {
+    const Box b = my_rows(box, f.n[1]);
+    if (!b.empty()) {
+      if (sums)
+        h_box<T, true>(f, b, c, e2, hh);
+      else
+        h_box<T, false>(f, b, c, e2, hh);
+    }
+  }
+  if (sums) {
+    sums->e2 += e2;
+    sums->hh += hh;
+  }
+}
+
+template <typename T>
+void update_e(Fields<T>& f, const Box& box, T c) {
+#pragma omp parallel
+  {
+    const Box b = my_rows(box, f.n[1]);
+    if (!b.empty()) e_box(f, b, c);
+  }
+}
+
+template <typename T>
+void fused_part1(Fields<T>& f, T c) {
+  const long tj = tile_rows(f);
+#pragma omp parallel
+  {
+    const ThreadPlan p = plan_for_thread(f);
+    double unused = 0.0;
+    for (int a = 0; a < 3; ++a)
+      if (p.has_slab[a] && !p.slab[a].empty()) h_box<T, false>(f, p.slab[a], c, unused, unused);
+    const Box& b = p.core;
+    if (!b.empty()) {
+      // Row order (j tile, i, j) keeps every dependency: E(i,j) needs H at (i-1,j),
+      // (i,j-1) and (i,j), all already updated; H(i,j) reads E at (i+1,j), (i,j+1) and
+      // (i,j), none updated yet.
+      for (long jt = b.lo[1]; jt < b.hi[1]; jt += tj) {
+        const long je = std::min(b.hi[1], jt + tj);
+        for (long i = b.lo[0]; i < b.hi[0]; ++i)
+          for (long j = jt; j < je; ++j) {
+            h_row<T, false>(f, i, j, b.lo[2], b.hi[2], c, unused, unused);
+            e_row(f, i, j, b.lo[2], b.hi[2], c);
+          }
+      }
+    }
+  }
+}
+
+template <typename T>
+void fused_part2(Fields<T>& f, T c) {
+#pragma omp parallel
+  {
+    const ThreadPlan p = plan_for_thread(f);
+    for (int a = 0; a < 3; ++a)
+      if (p.has_slab[a] && !p.slab[a].empty()) e_box(f, p.slab[a], c);
+  }
+}
+
+template <typename T>
+void add_to(Fields<T>& f, int comp, long i, long j, long k, double value) {
+  T& x = f.comp[comp][f.at(i, j, k)];
+  x = T(x + T(value));
+}
+
+template <typename T>
+double read(const Fields<T>& f, int comp, long i, long j, long k) {
+  return double(f.comp[comp][f.at(i, j, k)]);
+}
+
+namespace {
+// Visits the owned face of `axis` at `layer`: calls fn(buffer offset, array offset).
+template <typename T, typename Fn>
+std::size_t for_face(const Fields<T>& f, int axis, long layer, Fn fn) {
+  const int a = axis == 0 ? 1 : 0, b = axis == 2 ? 1 : 2;  // the other two axes, slow then fast
+  const long na = f.n[a], nb = f.n[b];
+  const long stride[3] = {f.sx, f.sy, 1};
+#pragma omp parallel for if (na * nb > 32768)
+  for (long u = 1; u <= na; ++u)
+    for (long v = 1; v <= nb; ++v) fn(std::size_t((u - 1) * nb + (v - 1)), layer * stride[axis] + u * stride[a] + v * stride[b]);
+  return std::size_t(na * nb);
+}
+}  // namespace
+
+template <typename T>
+std::size_t pack(const Fields<T>& f, int axis, long layer, int comp0, int comp1, T* buf) {
+  const long face = f.n[axis == 0 ? 1 : 0] * f.n[axis == 2 ? 1 : 2];
+  const T* c0 = f.comp[comp0];
+  const T* c1 = f.comp[comp1];
+  T* b1 = buf + face;
+  for_face(f, axis, layer, [&](std::size_t q, long o) {
+    buf[q] = c0[o];
+    b1[q] = c1[o];
+  });
+  return std::size_t(2 * face);
+}
+
+template <typename T>
+void unpack(Fields<T>& f, int axis, long layer, int comp0, int comp1, const T* buf) {
+  const long face = f.n[axis == 0 ? 1 : 0] * f.n[axis == 2 ? 1 : 2];
+  T* c0 = f.comp[comp0];
+  T* c1 = f.comp[comp1];
+  const T* b1 = buf + face;
+  for_face(f, axis, layer, [&](std::size_t q, long o) {
+    c0[o] = buf[q];
+    c1[o] = b1[q];
+  });
+}
+
+namespace {
+inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64 finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+template <typename T>
+inline std::uint64_t bits_of(T v) {
+  if constexpr (sizeof(T) == 4) {
+    std::uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  } else {
+    std::uint64_t u;
+    std::memcpy(&u, &v, 8);
+    return u;
+  }
+}
+}  // namespace
+
+template <typename T>
+std::uint64_t checksum(const Fields<T>& f) {
+  std::uint64_t sum = 0;
+  const Box owned{{1, 1, 1}, {f.n[0] + 1, f.n[1] + 1, f.n[2] + 1}};
+  const std::uint64_t g1 = std::uint64_t(f.gn[1] + 1), g2 = std::uint64_t(f.gn[2] + 1);
+#pragma omp parallel reduction(+ : sum)
+  {
+    const Box b = my_rows(owned, f.n[1]);
+    for (int c = 0; c < 6; ++c)
+      for (long i = b.lo[0]; i < b.hi[0]; ++i)
+        for (long j = b.lo[1]; j < b.hi[1]; ++j)
+          for (long k = b.lo[2]; k < b.hi[2]; ++k) {
+            const std::uint64_t g =
+                ((std::uint64_t(f.goff[0] + i - 1) * g1 + std::uint64_t(f.goff[1] + j - 1)) * g2 +
+                 std::uint64_t(f.goff[2] + k - 1)) * 6 + std::uint64_t(c);
+            sum += mix64(bits_of(f.comp[c][f.at(i, j, k)]) ^ mix64(g + 0x9e3779b97f4a7c15ULL));
+          }
+  }
+  return sum;
+}
+
+template <typename T>
+void div_e(const Fields<T>& f, double* div_max, double* e_max) {
+  double dm = 0.0, em = 0.0;
+  const Box owned{{1, 1, 1}, {f.n[0] + 1, f.n[1] + 1, f.n[2] + 1}};
+  const T* ex = f.comp[kEx];
+  const T* ey = f.comp[kEy];
+  const T* ez = f.comp[kEz];
+#pragma omp parallel reduction(max : dm, em)
+  {
+    const Box b = my_rows(owned, f.n[1]);
+    for (long i = b.lo[0]; i < b.hi[0]; ++i)
+      for (long j = b.lo[1]; j < b.hi[1]; ++j)
+        for (long k = b.lo[2]; k < b.hi[2]; ++k) {
+          const long o = f.at(i, j, k);
+          em = std::max({em, std::fabs(double(ex[o])), std::fabs(double(ey[o])), std::fabs(double(ez[o]))});
+          const long g[3] = {f.goff[0] + i - 1, f.goff[1] + j - 1, f.goff[2] + k - 1};
+          if (g[0] < 1 || g[1] < 1 || g[2] < 1) continue;  // wall nodes carry surface charge
+          const double d = (double(ex[o]) - ex[o - f.sx]) + (double(ey[o]) - ey[o - f.sy]) + (double(ez[o]) - ez[o - 1]);
+          dm = std::max(dm, std::fabs(d));
+        }
+  }
+  *div_max = dm;
+  *e_max = em;
+}
+
+#define YEE_INSTANTIATE(T)                                                                           \
+  template void allocate<T>(Fields<T>&);                                                            \
+  template void release<T>(Fields<T>&);                                                             \
+  template void init_e<T>(Fields<T>&, InitFn, const void*);                                         \
+  template void update_h<T>(Fields<T>&, const Box&, T, EnergySums*);                                \
+  template void update_e<T>(Fields<T>&, const Box&, T);                                             \
+  template void fused_part1<T>(Fields<T>&, T);                                                      \
+  template void fused_part2<T>(Fields<T>&, T);                                                      \
+  template void add_to<T>(Fields<T>&, int, long, long, long, double);                               \
+  template double read<T>(const Fields<T>&, int, long, long, long);                                 \
+  template std::size_t pack<T>(const Fields<T>&, int, long, int, int, T*);                          \
+  template void unpack<T>(Fields<T>&, int, long, int, int, const T*);                               \
+  template std::uint64_t checksum<T>(const Fields<T>&);                                             \
+  template void div_e<T>(const Fields<T>&, double*, double*);
+YEE_INSTANTIATE(float)
+YEE_INSTANTIATE(double)
+
+}  // namespace kernels
+}  // namespace yee

@@ -1,0 +1,95 @@
+// yee: entry point. Input is validated before MPI starts (and rank-count checks right
+// after, identically on every rank), so bad input ends every rank with exit code 2
+// and one line on stderr, with no collective left waiting.
+#include <mpi.h>
+#include <omp.h>
+
+#include <cstdio>
+#include <new>
+#include <stdexcept>
+
+#include "build_info.hpp"
+#include "kernel_contract.hpp"
+#include "options.hpp"
+#include "placement.hpp"
+#include "report.hpp"
+#include "solver.hpp"
+
+namespace {
+
+int usage_error(const char* what) {
+  std::fprintf(stderr, "yee: error: %s\n", what);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  yee::Options opt;
+  try {
+    opt = yee::parse_options(argc, argv);
+  } catch (const yee::UsageError& e) {
+    return usage_error(e.what());
+  }
+  if (opt.help) {
+    std::fputs(yee::help_text().c_str(), stdout);
+    return 0;
+  }
+  if (opt.version) {
+    std::printf("yee %s (backend %s, git %s%s, %s)\n", YEE_VERSION, YEE_BACKEND_NAME, yee::build_info.git_sha,
+                yee::build_info.dirty ? "-dirty" : "", yee::build_info.compiler);
+    return 0;
+  }
+
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  try {
+    yee::validate_for_ranks(opt, size);  // same inputs on every rank -> same verdict
+  } catch (const yee::UsageError& e) {
+    if (rank == 0) usage_error(e.what());
+    MPI_Finalize();
+    return 2;
+  }
+  if (opt.threads > 0) omp_set_num_threads(int(opt.threads));
+  const int threads = omp_get_max_threads();
+
+  int dims[3] = {int(opt.dims[0]), int(opt.dims[1]), int(opt.dims[2])};
+  int periods[3] = {0, 0, 0};
+  MPI_Comm cart;
+  MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+
+  yee::RunResult res;
+  int rc = 0;
+  try {
+    res = opt.precision == "f64" ? yee::run_solver<double>(opt, cart) : yee::run_solver<float>(opt, cart);
+  } catch (const std::exception& e) {  // agreed on all ranks inside run_solver
+    if (rank == 0) std::fprintf(stderr, "yee: error: %s\n", e.what());
+    MPI_Comm_free(&cart);
+    MPI_Finalize();
+    return 1;
+  }
+
+  yee::ReportContext ctx{&opt, &res, size, threads, "", 0.0, 0.0};
+  ctx.placement_json = yee::gather_placement(cart, res.field_bytes, &ctx.peak_rss, &ctx.field_bytes);
+  if (rank == 0) {
+    if (!opt.quiet) std::fputs(yee::human_summary(ctx).c_str(), stderr);
+    if (!opt.probe_out.empty() && !yee::write_atomically(opt.probe_out, yee::probes_csv(opt, res))) {
+      std::fprintf(stderr, "yee: error: cannot write probe file %s\n", opt.probe_out.c_str());
+      rc = 1;
+    }
+    if (!yee::write_atomically(opt.report, yee::report_json(ctx))) {
+      std::fprintf(stderr, "yee: error: cannot write report %s\n", opt.report.c_str());
+      rc = 1;
+    }
+    if (!res.valid) {
+      std::fprintf(stderr, "yee: error: invalid result: %s\n", res.invalid_reason.c_str());
+      rc = 1;
+    }
+  }
+  MPI_Comm_free(&cart);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,385 @@
+// Command-line and config-file parsing. One table of flags drives both, so a new
+// flag (e.g. the --output* family) is one entry in kFlags plus one setter.
+#include "options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <unistd.h>
+
+#include "decomp.hpp"
+#include "modes.hpp"
+
+namespace yee {
+namespace {
+
+constexpr long kMaxCellsPerAxis = 1L << 20;
+
+struct Flag {
+  const char* name;     // long name without dashes; also the config key
+  const char* metavar;  // nullptr: boolean switch
+  const char* help;
+  std::function<void(Options&, const std::string&)> set;
+};
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (static_cast<unsigned char>(c) < 32 || c == 127) ? '?' : c;
+  if (out.size() > 60) out = out.substr(0, 57) + "...";
+  return out + "'";
+}
+
+long parse_long(const std::string& key, const std::string& v, long lo, long hi) {
+  errno = 0;
+  char* end = nullptr;
+  const char* s = v.c_str();
+  long x = std::strtol(s, &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE || v.find_first_of(" \t") != std::string::npos)
+    throw UsageError("--" + key + ": " + quote(v) + " is not an integer");
+  if (x < lo || x > hi)
+    throw UsageError("--" + key + ": " + std::to_string(x) + " is out of range [" + std::to_string(lo) +
+                     ", " + std::to_string(hi) + "]");
+  return x;
+}
+
+double parse_double(const std::string& key, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(x) ||
+      v.find_first_of(" \t") != std::string::npos)
+    throw UsageError("--" + key + ": " + quote(v) + " is not a finite number");
+  return x;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+Index3 parse_point(const std::string& key, const std::string& v) {
+  auto parts = split(v, ',');
+  if (parts.size() != 3) throw UsageError("--" + key + ": " + quote(v) + " is not i,j,k");
+  Index3 p;
+  for (int d = 0; d < 3; ++d) p[d] = parse_long(key, parts[d], 0, kMaxCellsPerAxis - 1);
+  return p;
+}
+
+std::string one_of(const std::string& key, const std::string& v, std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (v == a) return v;
+    list += (list.empty() ? "" : "|") + std::string(a);
+  }
+  throw UsageError("--" + key + ": " + quote(v) + " is not one of " + list);
+}
+
+const std::vector<Flag>& flags() {
+  static const std::vector<Flag> table = {
+      {"nx", "N", "cells along x (default 64)",
+       [](Options& o, const std::string& v) { o.n[0] = parse_long("nx", v, 1, kMaxCellsPerAxis); }},
+      {"ny", "N", "cells along y (default 64)",
+       [](Options& o, const std::string& v) { o.n[1] = parse_long("ny", v, 1, kMaxCellsPerAxis); }},
+      {"nz", "N", "cells along z (default 64)",
+       [](Options& o, const std::string& v) { o.n[2] = parse_long("nz", v, 1, kMaxCellsPerAxis); }},
+      {"n", "N", "cells along every axis (sets nx, ny and nz)",
+       [](Options& o, const std::string& v) { o.n[0] = o.n[1] = o.n[2] = parse_long("n", v, 1, kMaxCellsPerAxis); }},
+      {"steps", "N", "time steps (default 100)",
+       [](Options& o, const std::string& v) { o.steps = parse_long("steps", v, 1, 1000000000L); }},
+      {"precision", "f32|f64", "floating-point precision of the fields (default f32)",
+       [](Options& o, const std::string& v) { o.precision = one_of("precision", v, {"f32", "f64"}); }},
+      {"decomp", "auto|PxQxR", "MPI process grid; P*Q*R must equal the rank count (default auto)",
+       [](Options& o, const std::string& v) {
+         o.decomp = v;
+         o.dims = {0, 0, 0};
+         if (v == "auto") return;
+         auto parts = split(v, 'x');
+         if (parts.size() != 3) throw UsageError("--decomp: " + quote(v) + " is not auto or PxQxR");
+         for (int d = 0; d < 3; ++d) o.dims[d] = parse_long("decomp", parts[d], 1, kMaxCellsPerAxis);
+       }},
+      {"courant", "S", "Courant number c*dt/dx, 0 < S <= 1/sqrt(3) (default 0.99/sqrt(3))",
+       [](Options& o, const std::string& v) { o.courant = parse_double("courant", v); }},
+      {"source", "ricker|gauss-sine|none", "soft Ez point source waveform (default ricker)",
+       [](Options& o, const std::string& v) { o.source = one_of("source", v, {"ricker", "gauss-sine", "none"}); }},
+      {"source-freq", "F", "source frequency: < 1 is cycles per dx/c (normalised), >= 1 is Hz with --dx (default 0.05)",
+       [](Options& o, const std::string& v) { o.source_freq = parse_double("source-freq", v); }},
+      {"source-amp", "A", "source amplitude (default 1)",
+       [](Options& o, const std::string& v) { o.source_amp = parse_double("source-amp", v); }},
+      {"source-pos", "i,j,k", "source cell (default: the centre of the box)",
+       [](Options& o, const std::string& v) { o.source_pos = parse_point("source-pos", v); }},
+      {"dx", "M", "cell size in metres, used only to convert --source-freq in Hz (default 1e-3)",
+       [](Options& o, const std::string& v) { o.dx = parse_double("dx", v); }},
+      {"init-mode", "SPEC", "initial field: none, pulse (Gaussian Ez at the source position), or cavity modes "
+                            "joined by '+', e.g. TM110+TE101 (TMmn0: Ez; TEm0p: Ey; TE0np: Ex) (default none)",
+       [](Options& o, const std::string& v) {
+         o.init_mode = v;
+         parse_init_mode(v);  // throws on a bad spec
+       }},
+      {"energy-every", "K", "compute the discrete energy every K steps (MPI_Allreduce); 0 = only at the end (default 0)",
+       [](Options& o, const std::string& v) { o.energy_every = parse_long("energy-every", v, 0, 1000000000L); }},
+      {"probe", "i,j,k", "record the probe field at this point every step (repeatable)",
+       [](Options& o, const std::string& v) {
+         if (o.probes.size() >= 1024) throw UsageError("--probe: at most 1024 probes");
+         o.probes.push_back(parse_point("probe", v));
+       }},
+      {"probe-field", "Ex|Ey|Ez|Hx|Hy|Hz", "component the probes record (default Ez)",
+       [](Options& o, const std::string& v) {
+         o.probe_field = one_of("probe-field", v, {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"});
+       }},
+      {"probe-out", "FILE", "write the probe time series as CSV (step,time,p0,p1,...)",
+       [](Options& o, const std::string& v) {
+         if (v.empty()) throw UsageError("--probe-out: empty file name");
+         o.probe_out = v;
+       }},
+      {"report", "FILE", "write the JSON report to FILE ('-' = stdout, the default)",
+       [](Options& o, const std::string& v) {
+         if (v.empty()) throw UsageError("--report: empty file name");
+         o.report = v;
+       }},
+      {"kernel", "fused|split", "fused: one sweep updates H and E (fast); split: separate H and E sweeps (default fused)",
+       [](Options& o, const std::string& v) { o.kernel = one_of("kernel", v, {"fused", "split"}); }},
+      {"tile", "N", "rows per cache tile in the fused kernel, 0 = auto (default 0)",
+       [](Options& o, const std::string& v) { o.tile = parse_long("tile", v, 0, kMaxCellsPerAxis); }},
+      {"threads", "N", "OpenMP threads per rank (default: OMP_NUM_THREADS, else all cores)",
+       [](Options& o, const std::string& v) { o.threads = parse_long("threads", v, 1, 4096); }},
+      {"quiet", nullptr, "no human-readable summary or progress on stderr",
+       [](Options& o, const std::string&) { o.quiet = true; }},
+      {"no-progress", nullptr, "no progress line on stderr (the summary stays)",
+       [](Options& o, const std::string&) { o.progress = false; }},
+      {"config", "FILE", "read flags from FILE: 'key = value' lines (INI/TOML style, keys are flag names without "
+                         "dashes); command-line flags win",
+       [](Options& o, const std::string& v) {
+         if (v.empty()) throw UsageError("--config: empty file name");
+         o.config = v;
+       }},
+      {"help", nullptr, "print this help and exit", [](Options& o, const std::string&) { o.help = true; }},
+      {"version", nullptr, "print the version and exit", [](Options& o, const std::string&) { o.version = true; }},
+  };
+  return table;
+}
+
+const Flag* find_flag(const std::string& name) {
+  for (const auto& f : flags())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  size_t b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+bool truthy(const std::string& key, const std::string& v) {
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
+  throw UsageError("config key " + key + ": " + quote(v) + " is not true/false");
+}
+
+// key = value lines; [section] headers and #/; comments ignored; values may be quoted;
+// a repeatable key (probe) may appear several times.
+void apply_config_file(Options& opt, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("--config: cannot read " + quote(path));
+  std::string line;
+  long lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (lineno > 100000) throw UsageError("config " + quote(path) + ": too many lines");
+    if (line.find('\0') != std::string::npos)
+      throw UsageError("config " + quote(path) + " line " + std::to_string(lineno) + ": not a text file");
+    std::string t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
+    if (t[0] == '[') {
+      if (t.back() != ']')
+        throw UsageError("config " + quote(path) + " line " + std::to_string(lineno) + ": bad section header");
+      continue;
+    }
+    size_t eq = t.find('=');
+    if (eq == std::string::npos)
+      throw UsageError("config " + quote(path) + " line " + std::to_string(lineno) + ": expected key = value");
+    std::string key = trim(t.substr(0, eq));
+    std::string val = trim(t.substr(eq + 1));
+    if (!val.empty() && val[0] != '"' && val[0] != '\'') {  // strip a trailing comment
+      size_t hash = val.find(" #");
+      if (hash != std::string::npos) val = trim(val.substr(0, hash));
+    }
+    if (val.size() >= 2 && (val[0] == '"' || val[0] == '\'') && val.back() == val[0])
+      val = val.substr(1, val.size() - 2);
+    for (char& c : key)
+      if (c == '_') c = '-';
+    const Flag* f = find_flag(key);
+    if (!f || key == "config" || key == "help" || key == "version")
+      throw UsageError("config " + quote(path) + " line " + std::to_string(lineno) + ": unknown key " + quote(key));
+    if (f->metavar == nullptr) {
+      if (truthy(key, val)) f->set(opt, "");
+    } else {
+      f->set(opt, val);
+    }
+  }
+  if (in.bad()) throw UsageError("--config: cannot read " + quote(path));
+}
+
+void check_writable_target(const std::string& flag, const std::string& path) {
+  if (path == "-") return;
+  std::string dir = ".";
+  size_t slash = path.rfind('/');
+  if (slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
+  if (path.back() == '/') throw UsageError(flag + ": " + quote(path) + " is a directory");
+  if (access(dir.c_str(), W_OK) != 0) throw UsageError(flag + ": directory of " + quote(path) + " is not writable");
+}
+
+void validate(Options& o) {
+  const double smax = 1.0 / std::sqrt(3.0);
+  if (o.courant == 0.0) o.courant = 0.99 * smax;
+  if (!(o.courant > 0.0)) throw UsageError("--courant: must be > 0");
+  if (o.courant > smax * (1.0 + 1e-12))
+    char sbuf[32];
+    std::snprintf(sbuf, sizeof sbuf, "%.6g", o.courant);
+    throw UsageError(std::string("--courant: ") + sbuf + " exceeds the 3D stability limit 1/sqrt(3) = 0.57735");
+  if (!(o.dx > 0.0)) throw UsageError("--dx: must be > 0");
+  if (!(o.source_freq > 0.0)) throw UsageError("--source-freq: must be > 0");
+  o.source_freq_norm = o.source_freq < 1.0 ? o.source_freq : o.source_freq * o.dx / 299792458.0;
+  if (o.source_freq_norm > 0.5)
+    throw UsageError("--source-freq: " + std::to_string(o.source_freq_norm) +
+                     " cycles per dx/c is above the grid's Nyquist limit 0.5");
+  if (!(o.source_freq_norm * o.steps * o.courant >= 0.0)) throw UsageError("--source-freq: invalid");
+  for (int d = 0; d < 3; ++d) {
+    if (o.source_pos[d] < 0) o.source_pos[d] = o.n[d] / 2;
+    if (o.source_pos[d] >= o.n[d])
+      throw UsageError("--source-pos: index " + std::to_string(o.source_pos[d]) + " is outside the grid (n" +
+                       "xyz"[d] + "=" + std::to_string(o.n[d]) + ")");
+  }
+  for (const auto& p : o.probes)
+    for (int d = 0; d < 3; ++d)
+      if (p[d] >= o.n[d])
+        throw UsageError("--probe: index " + std::to_string(p[d]) + " is outside the grid (n" + "xyz"[d] + "=" +
+                         std::to_string(o.n[d]) + ")");
+  // Memory: 6 field arrays with one ghost layer per side must fit in this machine's RAM.
+  const double words = double(o.n[0] + 2) * double(o.n[1] + 2) * double(o.n[2] + 2) * 6.0;
+  const double bytes = words * (o.precision == "f64" ? 8.0 : 4.0);
+  const double phys = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (phys > 0 && bytes > 0.9 * phys)
+    throw UsageError("grid " + std::to_string(o.n[0]) + "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) +
+                     " needs " + std::to_string(long(bytes / 1073741824.0)) + " GiB of fields, more than this machine's " +
+                     std::to_string(long(phys / 1073741824.0)) + " GiB");
+  if (double(o.steps) * double(o.probes.size()) > 1e8)
+    throw UsageError("--probe: " + std::to_string(o.probes.size()) + " probes x " + std::to_string(o.steps) +
+                     " steps is more than 1e8 samples");
+  if (o.probe_out.empty() && !o.probes.empty()) o.probe_out = "probes.csv";
+  check_writable_target("--report", o.report);
+  if (!o.probe_out.empty()) check_writable_target("--probe-out", o.probe_out);
+  if (o.probe_out == o.report && o.report != "-") throw UsageError("--probe-out and --report name the same file");
+}
+
+}  // namespace
+
+Options parse_options(int argc, char** argv) {
+  Options cli;
+  // Pass 1: find --config (command-line flags are applied after the file, so they win).
+  std::vector<std::pair<const Flag*, std::string>> given;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+      if (arg == "-h") {
+        given.push_back({find_flag("help"), ""});
+        continue;
+      }
+      throw UsageError("unexpected argument " + quote(arg) + " (flags start with --; see --help)");
+    }
+    std::string name = arg.substr(2), value;
+    bool has_value = false;
+    size_t eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    const Flag* f = find_flag(name);
+    if (!f) throw UsageError("unknown flag " + quote("--" + name) + " (see --help)");
+    if (f->metavar == nullptr) {
+      if (has_value) throw UsageError("--" + name + " takes no value");
+    } else if (!has_value) {
+      if (i + 1 >= argc) throw UsageError("--" + name + " needs a value (" + f->metavar + ")");
+      value = argv[++i];
+    }
+    given.push_back({f, value});
+  }
+  for (const auto& g : given)
+    if (std::string(g.first->name) == "help" || std::string(g.first->name) == "version") g.first->set(cli, g.second);
+  if (cli.help || cli.version) return cli;
+  for (const auto& g : given)
+    if (std::string(g.first->name) == "config") g.first->set(cli, g.second);
+  Options opt;
+  if (!cli.config.empty()) {
+    apply_config_file(opt, cli.config);
+    opt.config = cli.config;
+  }
+  // Repeatable flags given on the command line replace the file's list.
+  bool cli_probes = false;
+  for (const auto& g : given) {
+    if (std::string(g.first->name) == "probe" && !cli_probes) {
+      opt.probes.clear();
+      cli_probes = true;
+    }
+    g.first->set(opt, g.second);
+  }
+  validate(opt);
+  return opt;
+}
+
+void validate_for_ranks(Options& o, int ranks) {
+  const double cells = double(o.n[0]) * double(o.n[1]) * double(o.n[2]);
+  if (double(ranks) > cells)
+    throw UsageError(std::to_string(ranks) + " ranks but only " + std::to_string(long(cells)) + " cells");
+  if (o.decomp != "auto") {
+    const long prod = o.dims[0] * o.dims[1] * o.dims[2];
+    if (prod != ranks)
+      throw UsageError("--decomp " + o.decomp + " makes " + std::to_string(prod) + " ranks, but " +
+                       std::to_string(ranks) + " are running");
+    for (int d = 0; d < 3; ++d)
+      if (o.dims[d] > o.n[d])
+        throw UsageError("--decomp " + o.decomp + ": " + std::to_string(o.dims[d]) + " ranks along " + "xyz"[d] +
+                         " but only " + std::to_string(o.n[d]) + " cells");
+  } else {
+    o.dims = choose_dims(o.n, ranks);
+    if (o.dims[0] == 0)
+      throw UsageError("no process grid for " + std::to_string(ranks) + " ranks fits a " + std::to_string(o.n[0]) +
+                       "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) + " grid");
+  }
+}
+
+std::string help_text() {
+  std::ostringstream s;
+  s << "usage: yee [--flag value | --flag=value]...\n"
+       "Hybrid MPI + OpenMP 3D FDTD (Yee) solver in a hollow PEC box. Launch with mpirun for several ranks.\n"
+       "Units are normalised (c = 1, cell size 1, dt = courant). Prints one JSON report (schema yee-report v1).\n\n";
+  for (const auto& f : flags()) {
+    std::string lhs = std::string("  --") + f.name + (f.metavar ? std::string(" ") + f.metavar : "");
+    s << lhs;
+    if (lhs.size() < 30)
+      s << std::string(30 - lhs.size(), ' ');
+    else
+      s << "\n" << std::string(30, ' ');
+    s << f.help << "\n";
+  }
+  s << "\nExit codes: 0 ok, 2 bad input (one line 'yee: error: ...' on stderr), 1 runtime failure or invalid result.\n"
+       "Threads follow OMP_NUM_THREADS unless --threads is given.\n";
+  return s.str();
+}
+
+}  // namespace yee

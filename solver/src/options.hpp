@@ -1,0 +1,55 @@
+#pragma once
+// Run configuration: parsed from the command line and/or a config file, validated
+// before MPI starts so that every rank rejects bad input identically and at once.
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace yee {
+
+// A usage error: printed as one line "yee: error: <what>", exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+using Index3 = std::array<long, 3>;
+
+struct Options {
+  Index3 n{64, 64, 64};           // global cells per axis
+  long steps = 100;
+  std::string precision = "f32";  // f32 | f64
+  std::string decomp = "auto";    // auto | PxQxR
+  Index3 dims{0, 0, 0};           // parsed PxQxR, 0 = auto
+  double courant = 0.0;           // S = c dt / dx; 0 = default 0.99/sqrt(3)
+  std::string source = "ricker";  // ricker | gauss-sine | none
+  double source_freq = 0.05;      // as given on the command line
+  double source_freq_norm = 0.05; // cycles per dx/c
+  double source_amp = 1.0;
+  Index3 source_pos{-1, -1, -1};  // -1 = centre
+  double dx = 1e-3;               // metres, only to convert a frequency in Hz
+  std::string init_mode = "none"; // none | pulse | list of modes "TM110+TE101"
+  long energy_every = 0;
+  std::vector<Index3> probes;
+  std::string probe_field = "Ez";
+  std::string probe_out;          // empty: no probe file
+  std::string report = "-";       // "-" = stdout
+  std::string kernel = "fused";   // fused | split
+  long tile = 0;                  // rows per cache tile of the fused kernel, 0 = auto
+  bool quiet = false;
+  bool progress = true;
+  long threads = 0;               // 0 = OpenMP default (OMP_NUM_THREADS or all)
+  std::string config;
+  bool help = false;
+  bool version = false;
+};
+
+// Parses argv (and the --config file it names); throws UsageError. Does not need MPI.
+Options parse_options(int argc, char** argv);
+
+// Checks that need the rank count (decomposition, ranks vs cells); throws UsageError.
+void validate_for_ranks(Options& opt, int ranks);
+
+std::string help_text();
+
+}  // namespace yee

@@ -1,0 +1,135 @@
+#include "report.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "build_info.hpp"
+#include "kernel_contract.hpp"
+
+namespace yee {
+namespace {
+
+std::string num(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::string str(const std::string& in) {
+  std::string s = "\"";
+  for (unsigned char c : in) {
+    if (c == '"' || c == '\\') {
+      s += '\\';
+      s += char(c);
+    } else if (c < 32) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      s += buf;
+    } else {
+      s += char(c);
+    }
+  }
+  return s + "\"";
+}
+
+}  // namespace
+
+std::string report_json(const ReportContext& ctx) {
+  const Options& o = *ctx.opt;
+  const RunResult& r = *ctx.res;
+  const double cells = double(o.n[0]) * double(o.n[1]) * double(o.n[2]);
+  const double updates = cells * double(o.steps);
+  const double total = r.total_seconds;
+  const int bpc = bytes_per_cell(o.precision);
+  const double* ph = r.max_seconds.seconds;
+  char cs[17];
+  std::snprintf(cs, sizeof cs, "%016llx", (unsigned long long)r.checksum);
+  std::ostringstream j;
+  j << "{\"schema\": \"yee-report\", \"schema_version\": " << kSchemaVersion
+    << ", \"valid\": " << (r.valid ? "true" : "false");
+  if (!r.valid) j << ", \"invalid_reason\": " << str(r.invalid_reason);
+  j << ", \"grid\": {\"nx\": " << o.n[0] << ", \"ny\": " << o.n[1] << ", \"nz\": " << o.n[2] << "}"
+    << ", \"cells\": " << (long long)cells << ", \"steps\": " << o.steps << ", \"ranks\": " << ctx.ranks
+    << ", \"threads\": " << ctx.threads << ", \"dims\": [" << o.dims[0] << ", " << o.dims[1] << ", " << o.dims[2]
+    << "], \"precision\": " << str(o.precision) << ", \"backend\": " << str(kernels::backend_name())
+    << ", \"kernel\": " << str(o.kernel) << ", \"courant\": " << num(o.courant)
+    << ", \"mcells_per_s\": " << num(updates / total / 1e6) << ", \"seconds\": {"
+    << "\"update_h\": " << num(ph[kUpdateH]) << ", \"update_e\": " << num(ph[kUpdateE])
+    << ", \"update_fused\": " << num(ph[kUpdateFused])
+    << ", \"update\": " << num(ph[kUpdateH] + ph[kUpdateE] + ph[kUpdateFused] + ph[kSource])
+    << ", \"source\": " << num(ph[kSource]) << ", \"halo\": " << num(ph[kHalo]) << ", \"reduce\": " << num(ph[kReduce])
+    << ", \"diag\": " << num(ph[kDiag]) << ", \"io\": " << num(ph[kIo]) << ", \"total\": " << num(total) << "}"
+    << ", \"bytes_per_cell\": " << bpc << ", \"achieved_gbs\": " << num(double(bpc) * updates / total / 1e9)
+    << ", \"halo_bytes\": " << num(r.halo_bytes) << ", \"energy\": " << num(r.energy) << ", \"energy_series\": [";
+  for (std::size_t i = 0; i < r.energy_series.size(); ++i)
+    j << (i ? ", " : "") << "[" << r.energy_series[i].first << ", " << num(r.energy_series[i].second) << "]";
+  j << "], \"checksum\": \"" << cs << "\", \"div_e_max\": " << num(r.div_e_max) << ", \"e_max\": " << num(r.e_max)
+    << ", \"source\": {\"type\": " << str(o.source) << ", \"freq\": " << num(o.source_freq_norm) << ", \"pos\": ["
+    << o.source_pos[0] << ", " << o.source_pos[1] << ", " << o.source_pos[2] << "]}"
+    << ", \"init_mode\": " << str(o.init_mode) << ", \"probes\": {\"count\": " << o.probes.size()
+    << ", \"field\": " << str(o.probe_field) << ", \"file\": " << (o.probe_out.empty() ? "null" : str(o.probe_out))
+    << "}, \"peak_rss_bytes\": " << (long long)ctx.peak_rss << ", \"field_bytes\": " << (long long)ctx.field_bytes
+    << ", \"rss_over_fields\": " << num(ctx.field_bytes > 0 ? ctx.peak_rss / ctx.field_bytes : 0.0)
+    << ", \"placement\": " << ctx.placement_json << ", \"build\": {\"version\": " << str(YEE_VERSION)
+    << ", \"git_sha\": " << str(build_info.git_sha) << ", \"dirty\": " << (build_info.dirty ? "true" : "false")
+    << ", \"compiler\": " << str(build_info.compiler) << ", \"flags\": " << str(build_info.flags)
+    << ", \"build_type\": " << str(build_info.build_type) << "}}\n";
+  return j.str();
+}
+
+std::string human_summary(const ReportContext& ctx) {
+  const Options& o = *ctx.opt;
+  const RunResult& r = *ctx.res;
+  const double cells = double(o.n[0]) * double(o.n[1]) * double(o.n[2]);
+  const double* ph = r.max_seconds.seconds;
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+                "yee: %s  %ldx%ldx%ld cells x %ld steps, %s, %d rank(s) [%ldx%ldx%ld] x %d thread(s), %s kernel\n"
+                "yee: %.1f Mcells/s, %.3f s loop (update %.3f, halo %.3f, reduce %.3f), %.1f GB/s at %d B/cell\n"
+                "yee: energy %.10g, checksum %016llx, peak RSS %.1f MiB (fields %.1f MiB)\n",
+                r.valid ? "VALID" : "INVALID", o.n[0], o.n[1], o.n[2], o.steps, o.precision.c_str(), ctx.ranks,
+                o.dims[0], o.dims[1], o.dims[2], ctx.threads, o.kernel.c_str(),
+                cells * double(o.steps) / r.total_seconds / 1e6, r.total_seconds,
+                ph[kUpdateH] + ph[kUpdateE] + ph[kUpdateFused] + ph[kSource], ph[kHalo], ph[kReduce],
+                bytes_per_cell(o.precision) * cells * double(o.steps) / r.total_seconds / 1e9,
+                bytes_per_cell(o.precision), r.energy, (unsigned long long)r.checksum, ctx.peak_rss / 1048576.0,
+                ctx.field_bytes / 1048576.0);
+  return buf;
+}
+
+std::string probes_csv(const Options& o, const RunResult& r) {
+  std::ostringstream s;
+  s << "# yee probes: field " << o.probe_field << ", courant " << num(o.courant) << ", grid " << o.n[0] << "x"
+    << o.n[1] << "x" << o.n[2] << "\nstep,time";
+  for (const auto& p : o.probes) s << ",p" << p[0] << "_" << p[1] << "_" << p[2];
+  s << "\n";
+  const std::size_t np = o.probes.size();
+  const double half = o.probe_field[0] == 'H' ? 0.5 : 1.0;  // H is sampled at n+1/2, E at n+1
+  for (long st = 0; st < o.steps; ++st) {
+    s << st + 1 << "," << num((double(st) + half) * o.courant);
+    for (std::size_t p = 0; p < np; ++p) s << "," << num(r.probes[std::size_t(st) * np + p]);
+    s << "\n";
+  }
+  return s.str();
+}
+
+bool write_atomically(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+  }
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  FILE* fp = std::fopen(tmp.c_str(), "wb");
+  if (!fp) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), fp) == text.size() && std::fflush(fp) == 0;
+  if (std::fclose(fp) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace yee

@@ -1,0 +1,34 @@
+#pragma once
+// One run of the time loop for one precision; results gathered on rank 0.
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "options.hpp"
+#include "timers.hpp"
+
+namespace yee {
+
+struct RunResult {
+  PhaseTimers max_seconds;           // max over ranks per phase
+  double total_seconds = 0.0;        // time-stepping loop, max over ranks
+  double energy = 0.0;               // discrete energy at the last diagnosed level
+  std::vector<std::pair<long, double>> energy_series;  // (time level, energy)
+  std::uint64_t checksum = 0;
+  double div_e_max = 0.0, e_max = 0.0;
+  std::vector<double> probes;        // rank 0: steps x probes, row-major
+  double field_bytes = 0.0;          // this rank's field arrays
+  double halo_bytes = 0.0;           // all ranks, whole loop
+  bool valid = true;
+  std::string invalid_reason;
+};
+
+// Runs the configured simulation on `cart`. Throws std::bad_alloc or std::runtime_error
+// consistently on all ranks (failures are agreed with an Allreduce first).
+template <typename T>
+RunResult run_solver(const Options& opt, MPI_Comm cart);
+
+}  // namespace yee
