@@ -247,10 +247,11 @@ void validate(Options& o) {
   const double smax = 1.0 / std::sqrt(3.0);
   if (o.courant == 0.0) o.courant = 0.99 * smax;
   if (!(o.courant > 0.0)) throw UsageError("--courant: must be > 0");
-  if (o.courant > smax * (1.0 + 1e-12))
+  if (o.courant > smax * (1.0 + 1e-12)) {
     char sbuf[32];
     std::snprintf(sbuf, sizeof sbuf, "%.6g", o.courant);
     throw UsageError(std::string("--courant: ") + sbuf + " exceeds the 3D stability limit 1/sqrt(3) = 0.57735");
+  }
   if (!(o.dx > 0.0)) throw UsageError("--dx: must be > 0");
   if (!(o.source_freq > 0.0)) throw UsageError("--source-freq: must be > 0");
   o.source_freq_norm = o.source_freq < 1.0 ? o.source_freq : o.source_freq * o.dx / 299792458.0;
