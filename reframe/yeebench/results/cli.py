@@ -1,0 +1,193 @@
+"""`yeebench results ...`: ingest, compare, baseline, plot, report."""
+import argparse
+import sys
+from pathlib import Path
+
+from yeebench.results.errors import ResultsError
+
+DEFAULT_RESULTS_DIR = "results"
+
+
+def _usage_error(message):
+    from yeebench.cli import UsageError
+    return UsageError(message)
+
+
+def parse_threshold(text):
+    """'5%' or '0.05' -> 0.05; anything else is a usage error."""
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"threshold must look like 5% or 0.05, not {text!r}") from None
+    if not 0 <= value < 10 or value != value:
+        raise argparse.ArgumentTypeError(f"threshold out of range: {text!r}")
+    return value
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    return value
+
+
+def _alpha(text):
+    value = _positive_float(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"alpha must be in (0, 1): {text!r}")
+    return value
+
+
+def _guard(func):
+    """Turn a ResultsError into a one-line message and exit code 2 (bad input)."""
+    def run(args):
+        try:
+            return func(args)
+        except ResultsError as err:
+            print(f"yeebench results {args.results_command}: error: {err}", file=sys.stderr)
+            return 2
+    return run
+
+
+@_guard
+def cmd_ingest(args):
+    from yeebench.results.ingest import ingest
+    run_dir = ingest(args.report, args.results_dir)
+    print(run_dir)
+    return 0
+
+
+@_guard
+def cmd_compare(args):
+    from yeebench.results import compare, formats, sources
+    baseline = sources.load_sources(args.baseline)
+    candidate = sources.load_sources(args.candidate)
+    results = compare.compare_rows(baseline.rows, candidate.rows, threshold=args.threshold,
+                                   alpha=args.alpha, z=args.z, ignore=tuple(args.ignore))
+    counts = compare.summary(results)
+    header = [f"baseline:  {baseline.label}", f"candidate: {candidate.label}",
+              f"threshold {args.threshold * 100:g}%, alpha {args.alpha:g}, noise band {args.z:g} sigma"]
+    formatter = formats.FORMATTERS[args.format]
+    if args.format == "json":
+        text = formatter(results, counts, header, settings={
+            "baseline": baseline.label, "candidate": candidate.label, "threshold": args.threshold,
+            "alpha": args.alpha, "z": args.z, "ignore": args.ignore})
+    else:
+        text = formatter(results, counts, header)
+    if args.output:
+        from yeebench.results.store import atomic_write_text
+        atomic_write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    if not args.output and args.format != "table" or args.output:
+        print(f"compare: {formats.summary_line(counts)}", file=sys.stderr)
+    if counts["regressed"]:
+        return 1
+    if args.fail_on_missing and counts["missing"]:
+        return 1
+    return 0
+
+
+@_guard
+def cmd_baseline(args):
+    from yeebench.results.baseline import promote
+    path, previous = promote(args.run, args.baselines_dir, args.system)
+    if previous:
+        print(f"baseline: replaced {previous}", file=sys.stderr)
+    print(path)
+    return 0
+
+
+@_guard
+def cmd_plot(args):
+    from yeebench.results import plots, sources
+    runs = [sources.load_source(r) for r in args.run]
+    baseline = sources.load_sources([args.baseline]) if args.baseline else None
+    written = plots.write_plots(runs, Path(args.output_dir), baseline=baseline)
+    for path in written:
+        print(path)
+    return 0
+
+
+@_guard
+def cmd_report(args):
+    from yeebench.results import report, sources
+    runs = [sources.load_source(r) for r in args.run]
+    baseline = sources.load_sources([args.baseline]) if args.baseline else None
+    path = report.write_report(runs, Path(args.output), baseline=baseline, threshold=args.threshold)
+    print(path)
+    return 0
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "results", help="record, compare, plot and report benchmark results",
+        description="Results tooling: ReFrame run reports -> recorded rows with provenance; "
+                    "noise-aware comparison (the CI regression gate); plots; an HTML report.")
+    sub = parser.add_subparsers(dest="results_command", metavar="SUBCOMMAND")
+    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+
+    p = sub.add_parser("ingest", help="record a ReFrame run report as a run directory",
+                       description="Turn ReFrame's --report-file JSON into RESULTS_DIR/<system>/<run-id>/ "
+                                   "(rows.jsonl, provenance.json, report.json). Never overwrites a run; "
+                                   "prints the run directory.")
+    p.add_argument("report", metavar="REPORT.json", help="ReFrame run report (--report-file)")
+    p.add_argument("--results-dir", default=DEFAULT_RESULTS_DIR, help="results tree (default: %(default)s)")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("compare", help="compare a candidate run with a baseline (exit 1 on regression)",
+                       description="Match rows by system, partition, environ, check, parameters and metric; "
+                                   "classify each metric as improved/unchanged/regressed/missing using its "
+                                   "direction, the median of its repeats, their MAD spread and a one-sided "
+                                   "Mann-Whitney test (>= 3 repeats each). Exit 1 when anything regressed "
+                                   "beyond the threshold and the noise, 2 on bad input.")
+    p.add_argument("--baseline", nargs="+", required=True, metavar="RUN_OR_DIR",
+                   help="run directory, folder of runs (pooled) or baseline file results/baselines/<system>.json")
+    p.add_argument("--candidate", nargs="+", required=True, metavar="RUN_OR_DIR",
+                   help="run directory or folder of runs (pooled)")
+    p.add_argument("--threshold", type=parse_threshold, default=0.05,
+                   help="smallest change that counts, e.g. 5%% or 0.05 (default: 5%%)")
+    p.add_argument("--alpha", type=_alpha, default=0.05,
+                   help="significance level of the Mann-Whitney test (default: %(default)s)")
+    p.add_argument("--z", type=_positive_float, default=2.0,
+                   help="noise band in standard errors of the median difference (default: %(default)s)")
+    p.add_argument("--ignore", action="append", default=[], metavar="FIELD",
+                   help="drop a field from the match key: system, partition, environ or parameters.NAME "
+                        "(repeatable; e.g. --ignore parameters.binding to compare two bindings)")
+    p.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table")
+    p.add_argument("-o", "--output", help="write the comparison to this file instead of stdout")
+    p.add_argument("--fail-on-missing", action="store_true", help="exit 1 also when a metric is missing")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("baseline", help="promote run(s) to results/baselines/<system>.json",
+                       description="Store the rows of one or more runs as the system's baseline file "
+                                   "(replaced atomically). Several runs pool their repeats, so the baseline's "
+                                   "spread includes run-to-run variation.")
+    p.add_argument("run", nargs="+", metavar="RUN", help="run directory (or folder of runs)")
+    p.add_argument("--baselines-dir", default=f"{DEFAULT_RESULTS_DIR}/baselines",
+                   help="where baseline files live (default: %(default)s)")
+    p.add_argument("--system", help="baseline name when the runs cover several systems")
+    p.set_defaults(func=cmd_baseline)
+
+    p = sub.add_parser("plot", help="PNG plots of one or more runs",
+                       description="Latency/bandwidth vs message size, collectives vs size with the "
+                                   "alpha-beta bound, Mcells/s per binding x NUMA policy, scaling efficiency, "
+                                   "NUMA bandwidth bars; a bar chart per metric for anything else.")
+    p.add_argument("run", nargs="+", metavar="RUN", help="run directory (or folder of runs)")
+    p.add_argument("-o", "--output-dir", default="plots", help="folder for the PNGs (default: %(default)s)")
+    p.add_argument("--baseline", metavar="RUN_OR_DIR", help="draw this run/baseline beside the runs")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("report", help="one self-contained HTML report of one or more runs",
+                       description="Write an HTML file with plots embedded, every figure of merit with units "
+                                   "(and verdicts against --baseline), and a provenance summary. Opens offline.")
+    p.add_argument("run", nargs="+", metavar="RUN", help="run directory (or folder of runs)")
+    p.add_argument("-o", "--output", required=True, help="HTML file to write")
+    p.add_argument("--baseline", metavar="RUN_OR_DIR", help="run, folder of runs or baseline file")
+    p.add_argument("--threshold", type=parse_threshold, default=0.05,
+                   help="threshold for the verdicts (default: 5%%)")
+    p.set_defaults(func=cmd_report)

@@ -1,0 +1,120 @@
+"""Noise-aware comparison of two sets of rows: the CI performance-regression gate.
+
+Rows are matched by (system, partition, environ, check, parameters, metric);
+fields named in `ignore` are dropped from the key (to compare bind-to-core with
+bind-to-socket, or a container environ with bare metal). Per metric:
+
+  change  = relative change of the medians, signed so that positive is worse
+            (metrics.worse_fraction: the same slowdown reads the same for times and rates)
+  noise   = z * standard error of the difference of the medians, from each side's
+            MAD-based spread (MAD of n repeats -> sigma -> 1.2533 sigma / sqrt(n))
+  p       = one-sided Mann-Whitney U p-value in the worse (or better) direction,
+            when both sides have >= MIN_REPEATS_FOR_TEST repeats
+
+A metric is 'regressed' when change > threshold AND change > noise AND (no test
+possible, or p <= alpha); 'improved' symmetrically; 'unchanged' otherwise;
+'missing' when one side has no rows for it. Unknown direction: 'changed' or
+'unchanged', never a failure.
+"""
+import math
+from collections import OrderedDict
+
+from yeebench import metrics
+from yeebench.results import stats
+
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_ALPHA = 0.05
+DEFAULT_Z = 2.0
+MIN_REPEATS_FOR_TEST = 3
+
+VERDICTS = ("regressed", "improved", "unchanged", "changed", "missing")
+
+
+def parameter_text(params):
+    return ",".join(f"{k}={params[k]}" for k in sorted(params)) or "-"
+
+
+def row_key(row, ignore=()):
+    params = {k: v for k, v in row["parameters"].items() if f"parameters.{k}" not in ignore}
+    fields = [row[f] if f not in ignore else "*" for f in ("system", "partition", "environ")]
+    return tuple(fields) + (row["check"], parameter_text(params), row["metric"])
+
+
+def group_rows(rows, ignore=()):
+    groups = OrderedDict()
+    for row in rows:
+        groups.setdefault(row_key(row, ignore), []).append(row)
+    return groups
+
+
+def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA, z=DEFAULT_Z):
+    """Verdict and the figures behind it for one metric's repeats."""
+    med_b, med_c = stats.median(base), stats.median(cand)
+    sig_b, sig_c = stats.robust_relative_sigma(base), stats.robust_relative_sigma(cand)
+    noise = z * stats.MEDIAN_SE_FACTOR * math.sqrt(sig_b ** 2 / len(base) + sig_c ** 2 / len(cand))
+    result = {"baseline_median": med_b, "candidate_median": med_c, "baseline_n": len(base),
+              "candidate_n": len(cand), "baseline_rel_spread": sig_b, "candidate_rel_spread": sig_c,
+              "noise": noise, "p_worse": None, "p_better": None}
+    testable = len(base) >= MIN_REPEATS_FOR_TEST and len(cand) >= MIN_REPEATS_FOR_TEST
+    if direction not in (metrics.HIGHER, metrics.LOWER):
+        change = (med_c / med_b - 1.0) if med_b else 0.0
+        result["change"] = change
+        beyond = abs(change) > threshold and abs(change) > noise
+        result["verdict"] = "changed" if beyond else "unchanged"
+        return result
+    change = metrics.worse_fraction(med_b, med_c, direction)
+    result["change"] = change
+    if testable:
+        # 'worse' means larger for lower-is-better figures, smaller for higher-is-better ones
+        if direction == metrics.LOWER:
+            result["p_worse"] = stats.mann_whitney_greater(cand, base)
+            result["p_better"] = stats.mann_whitney_greater(base, cand)
+        else:
+            result["p_worse"] = stats.mann_whitney_greater(base, cand)
+            result["p_better"] = stats.mann_whitney_greater(cand, base)
+    worse_sig = result["p_worse"] is None or result["p_worse"] <= alpha
+    better_sig = result["p_better"] is None or result["p_better"] <= alpha
+    # improvement measured on the same scale: how much less work per unit the candidate needs
+    gain = -change / (1.0 + change) if change > -1.0 else float("inf")
+    if change > threshold and change > noise and worse_sig:
+        result["verdict"] = "regressed"
+    elif gain > threshold and -change > noise and better_sig:
+        result["verdict"] = "improved"
+    else:
+        result["verdict"] = "unchanged"
+    return result
+
+
+def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA,
+                 z=DEFAULT_Z, ignore=()):
+    """One result dict per metric key present on either side."""
+    base_groups = group_rows(baseline_rows, ignore)
+    cand_groups = group_rows(candidate_rows, ignore)
+    results = []
+    for key in list(base_groups) + [k for k in cand_groups if k not in base_groups]:
+        system, partition, environ, check, params, metric = key
+        sample = (cand_groups.get(key) or base_groups.get(key))[0]
+        entry = {"system": system, "partition": partition, "environ": environ, "check": check,
+                 "parameters": params, "metric": metric, "unit": sample["unit"]}
+        b_rows, c_rows = base_groups.get(key), cand_groups.get(key)
+        directions = {r["direction"] for r in (b_rows or []) + (c_rows or [])} - {"unknown"}
+        direction = directions.pop() if len(directions) == 1 else "unknown"
+        entry["direction"] = direction
+        if not b_rows or not c_rows:
+            entry.update({"verdict": "missing", "missing_in": "candidate" if not c_rows else "baseline",
+                          "baseline_median": stats.median([r["value"] for r in b_rows]) if b_rows else None,
+                          "candidate_median": stats.median([r["value"] for r in c_rows]) if c_rows else None,
+                          "baseline_n": len(b_rows or []), "candidate_n": len(c_rows or []),
+                          "change": None, "noise": None, "p_worse": None, "p_better": None})
+        else:
+            entry.update(compare_values([r["value"] for r in b_rows], [r["value"] for r in c_rows],
+                                        direction, threshold, alpha, z))
+        results.append(entry)
+    return results
+
+
+def summary(results):
+    counts = OrderedDict((v, 0) for v in VERDICTS)
+    for r in results:
+        counts[r["verdict"]] += 1
+    return counts

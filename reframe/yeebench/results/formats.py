@@ -1,0 +1,79 @@
+"""Comparison results as a text table, JSON, CSV or Markdown."""
+import csv
+import io
+import json
+
+COLUMNS = ("check", "parameters", "metric", "unit", "direction", "baseline_median", "baseline_n",
+           "candidate_median", "candidate_n", "change", "noise", "p_worse", "verdict")
+HEADERS = ("check", "parameters", "metric", "unit", "better", "baseline", "n", "candidate", "n",
+           "change", "noise", "p", "verdict")
+
+
+def _num(value):
+    if value is None:
+        return "-"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.4g}"
+
+
+def _pct(value):
+    if value is None:
+        return "-"
+    return f"{value * 100:+.1f}%"
+
+
+def _cells(result):
+    p = result.get("p_worse") if result.get("verdict") != "improved" else result.get("p_better")
+    noise = result.get("noise")
+    return (result["check"], result["parameters"], result["metric"], result["unit"] or "-",
+            result["direction"], _num(result.get("baseline_median")), str(result.get("baseline_n", 0)),
+            _num(result.get("candidate_median")), str(result.get("candidate_n", 0)),
+            _pct(result.get("change")), "-" if noise is None else f"±{noise * 100:.1f}%",
+            _num(p), result["verdict"] + (f" (not in {result['missing_in']})" if result.get("missing_in") else ""))
+
+
+def summary_line(counts):
+    return ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n) or "nothing compared"
+
+
+def as_table(results, counts, header_lines=()):
+    rows = [HEADERS] + [_cells(r) for r in results]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADERS))]
+    out = list(header_lines)
+    for i, row in enumerate(rows):
+        out.append("  ".join(cell.ljust(widths[j]) for j, cell in enumerate(row)).rstrip())
+        if i == 0:
+            out.append("  ".join("-" * w for w in widths))
+    out.append(f"summary: {summary_line(counts)}")
+    return "\n".join(out) + "\n"
+
+
+def as_markdown(results, counts, header_lines=()):
+    out = [f"{line}  " for line in header_lines]
+    out.append("| " + " | ".join(HEADERS) + " |")
+    out.append("|" + "---|" * len(HEADERS))
+    for r in results:
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |")
+    out.append("")
+    out.append(f"**summary:** {summary_line(counts)}")
+    return "\n".join(out) + "\n"
+
+
+def as_csv(results, counts, header_lines=()):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    fields = ("system", "partition", "environ") + COLUMNS + ("p_better", "baseline_rel_spread",
+                                                            "candidate_rel_spread", "missing_in")
+    writer.writerow(fields)
+    for r in results:
+        writer.writerow(["" if r.get(f) is None else r.get(f) for f in fields])
+    return buffer.getvalue()
+
+
+def as_json(results, counts, header_lines=(), settings=None):
+    return json.dumps({"settings": settings or {}, "summary": dict(counts), "results": results},
+                      indent=2, default=str) + "\n"
+
+
+FORMATTERS = {"table": as_table, "markdown": as_markdown, "csv": as_csv, "json": as_json}

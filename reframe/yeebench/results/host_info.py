@@ -1,0 +1,110 @@
+"""Provenance gathered on the machine where `yeebench results ingest` runs.
+
+Each probe runs one short command with a timeout and returns None when the tool
+is missing or fails; the caller marks these figures with source 'ingest-host'.
+"""
+import hashlib
+import os
+import re
+import subprocess
+from pathlib import Path
+
+_TIMEOUT_S = 10
+
+
+def _run(argv, cwd=None):
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout
+
+
+def git_state(directory):
+    """(sha, dirty) of the git work tree holding directory, or (None, None)."""
+    if not directory or not Path(directory).is_dir():
+        return None, None
+    sha = _run(["git", "rev-parse", "HEAD"], cwd=directory)
+    if not sha:
+        return None, None
+    status = _run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=directory)
+    return sha.strip(), (bool(status.strip()) if status is not None else None)
+
+
+def mpi_version():
+    out = _run(["ompi_info", "--version"])
+    if out and out.strip():
+        return out.strip().splitlines()[0].strip()
+    out = _run(["mpirun", "--version"])
+    return out.strip().splitlines()[0].strip() if out and out.strip() else None
+
+
+def ucx_version():
+    out = _run(["ucx_info", "-v"])
+    if not out:
+        return None
+    match = re.search(r"Version\s+(\S+)", out)
+    return f"UCX {match.group(1)}" if match else None
+
+
+def compiler_version():
+    for cc in (os.environ.get("CXX"), "c++", "g++", "cc"):
+        if cc:
+            out = _run([cc, "--version"])
+            if out and out.strip():
+                return out.strip().splitlines()[0]
+    return None
+
+
+def _lscpu_field(text, field):
+    match = re.search(rf"^{re.escape(field)}:\s*(.+)$", text, re.M)
+    return match.group(1).strip() if match else None
+
+
+def _as_int(text):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def topology():
+    """sockets, cores, cpus, NUMA nodes and the NUMA distance matrix (lscpu + numactl)."""
+    topo = {"sockets": None, "cores": None, "cpus": None, "numa_nodes": None,
+            "numa_distances": None, "model": None}
+    text = _run(["lscpu"], ) or ""
+    if text:
+        topo["sockets"] = _as_int(_lscpu_field(text, "Socket(s)"))
+        per_socket = _as_int(_lscpu_field(text, "Core(s) per socket"))
+        if topo["sockets"] and per_socket:
+            topo["cores"] = topo["sockets"] * per_socket
+        topo["cpus"] = _as_int(_lscpu_field(text, "CPU(s)"))
+        topo["model"] = _lscpu_field(text, "Model name")
+        topo["numa_nodes"] = _as_int(_lscpu_field(text, "NUMA node(s)"))
+    numa = _run(["numactl", "--hardware"]) or ""
+    if numa:
+        nodes = re.search(r"^available:\s*(\d+)\s+nodes", numa, re.M)
+        if nodes:
+            topo["numa_nodes"] = int(nodes.group(1))
+        distances = []
+        in_table = False
+        for line in numa.splitlines():
+            if line.startswith("node distances"):
+                in_table = True
+                continue
+            row = re.match(r"^\s*\d+:\s+([\d\s]+)$", line) if in_table else None
+            if row:
+                distances.append([int(x) for x in row.group(1).split()])
+        topo["numa_distances"] = distances or None
+    return topo
+
+
+def file_sha256(path):
+    try:
+        with open(path, "rb") as fp:
+            return hashlib.sha256(fp.read()).hexdigest()
+    except OSError:
+        return None

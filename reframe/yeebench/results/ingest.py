@@ -1,0 +1,176 @@
+"""`yeebench results ingest`: a ReFrame run report -> results/<system>/<run-id>/.
+
+Rows come only from test cases whose sanity passed (a missed ReFrame reference
+still records the figure, marked 'perf-fail'); failed cases are listed in the
+provenance. Every row and the provenance are schema-validated before anything
+is written, and the run directory appears atomically or not at all.
+"""
+import datetime
+import os
+import re
+import socket
+from collections import defaultdict
+from pathlib import Path
+
+from yeebench import metrics
+from yeebench.results import host_info, output_files, report_reader, store
+from yeebench.results.errors import ResultsError
+from yeebench.results.schema import PROVENANCE_SCHEMA_VERSION, ROW_SCHEMA_VERSION
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _safe_name(text):
+    return _SAFE.sub("-", text).strip("-.") or "unknown"
+
+
+def _iso(unix_time):
+    if unix_time is None:
+        return None
+    return datetime.datetime.fromtimestamp(float(unix_time), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def run_id_for(report):
+    """Start time plus the session uuid's first block: sortable and unique per session."""
+    info = report["session_info"]
+    stamp = datetime.datetime.fromtimestamp(float(info["time_start_unix"]), datetime.timezone.utc)
+    return f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{_safe_name(str(info.get('uuid', 'x')))[:8]}"
+
+
+def _system_of(cases, report):
+    systems = sorted({c.get("system") or "" for _, c in cases} - {""})
+    if not systems:
+        return _safe_name(report["session_info"].get("hostname", "unknown"))
+    return _safe_name("+".join(systems))
+
+
+def build_rows(report, run_id):
+    """Rows (validated later) and the list of cases for the provenance."""
+    rows, cases = [], []
+    repeat_counter = defaultdict(int)
+    fallback_time = report["session_info"].get("time_end_unix")
+    for _, case in report_reader.iter_testcases(report):
+        check = report_reader.check_name(case)
+        result = case.get("result") or "unknown"
+        cases.append({
+            "testcase": case.get("unique_name") or check, "check": check, "result": result,
+            "jobid": None if case.get("jobid") is None else str(case.get("jobid")),
+            "nodelist": case.get("job_nodelist"), "fail_phase": case.get("fail_phase"),
+            "fail_reason": case.get("fail_reason"),
+        })
+        if result == "pass":
+            status = "pass"
+        elif result == "fail" and case.get("fail_phase") == "performance":
+            status = "perf-fail"
+        else:
+            continue
+        params = report_reader.parameters(case)
+        declared = case.get("perf_directions")
+        timestamp = _iso(case.get("job_completion_time_unix") or fallback_time)
+        for metric, value, unit, reference, _ in report_reader.perf_figures(case):
+            direction, source = metrics.resolve_direction(metric, unit, declared)
+            si_value, si_unit = metrics.to_si(value, unit)
+            key = (case.get("system"), case.get("partition"), case.get("environ"), check,
+                   tuple(sorted((k, str(v)) for k, v in params.items())), metric)
+            row = {
+                "schema": "yeebench-row", "schema_version": ROW_SCHEMA_VERSION, "run_id": run_id,
+                "timestamp": timestamp, "system": case.get("system") or "unknown",
+                "partition": case.get("partition") or "", "environ": case.get("environ") or "",
+                "check": check, "parameters": params, "metric": metric, "value": si_value,
+                "unit": si_unit, "direction": direction, "direction_source": source,
+                "repeat": repeat_counter[key], "status": status,
+                "reference": reference, "testcase": case.get("unique_name") or check,
+            }
+            if si_unit != unit:
+                row["original_unit"] = unit
+            repeat_counter[key] += 1
+            rows.append(row)
+    return rows, cases
+
+
+def _git_directory(report):
+    for _, case in report_reader.iter_testcases(report):
+        filename = case.get("filename")
+        if filename and Path(filename).parent.is_dir():
+            return Path(filename).parent
+    return Path.cwd()
+
+
+def build_provenance(report, run_id, system, rows, cases):
+    info = report["session_info"]
+    programs, observed = {}, []
+    for _, case in report_reader.iter_testcases(report):
+        for program, obj in output_files.program_outputs(case):
+            if isinstance(obj.get("build"), dict):
+                programs.setdefault(program, obj["build"])
+            if isinstance(obj.get("placement"), list):
+                observed.append({"testcase": case.get("unique_name") or "", "program": program,
+                                 "placement": obj["placement"]})
+    git = {"source": "absent", "sha": None, "dirty": None}
+    yee_build = programs.get("yee")
+    if yee_build and yee_build.get("git_sha"):
+        git = {"source": "output-files", "sha": yee_build.get("git_sha"), "dirty": yee_build.get("dirty")}
+    else:
+        sha, dirty = host_info.git_state(_git_directory(report))
+        if sha:
+            git = {"source": "ingest-host", "sha": sha, "dirty": dirty}
+
+    software = {"source": "ingest-host", "compiler": host_info.compiler_version(),
+                "mpi": host_info.mpi_version(), "ucx": host_info.ucx_version(),
+                "python": None}
+    if yee_build and yee_build.get("compiler"):
+        software["compiler"] = yee_build["compiler"]
+        software["compiler_source"] = "output-files"
+    import platform
+    software["python"] = platform.python_version()
+
+    topo = host_info.topology()
+    topo["source"] = "ingest-host"
+
+    spack_lock = None
+    repo_dir = _git_directory(report)
+    for candidate in (Path.cwd() / "spack.lock", repo_dir / "spack.lock"):
+        if candidate.is_file():
+            spack_lock = host_info.file_sha256(candidate)
+            break
+    digest = os.environ.get("YEEBENCH_IMAGE_DIGEST") or None
+    image_source = "ingest-host" if (digest or spack_lock) else "absent"
+
+    passed = sum(1 for c in cases if c["result"] == "pass")
+    return {
+        "schema": "yeebench-provenance", "schema_version": PROVENANCE_SCHEMA_VERSION,
+        "run_id": run_id, "system": system,
+        "ingested_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "ingest_host": socket.gethostname(),
+        "reframe": {"source": "report", "version": info.get("version"), "cmdline": info.get("cmdline"),
+                    "hostname": info.get("hostname"), "session_uuid": info.get("uuid"),
+                    "time_start": _iso(info.get("time_start_unix")), "time_end": _iso(info.get("time_end_unix")),
+                    "data_version": info.get("data_version")},
+        "git": git,
+        "build": {"source": "output-files" if programs else "absent", "programs": programs},
+        "software": software,
+        "topology": topo,
+        "bindings": {"source": "output-files" if observed else "absent", "observed": observed},
+        "jobs": {"source": "report", "cases": cases},
+        "environment_image": {"source": image_source, "container_image_digest": digest,
+                              "spack_lock_sha256": spack_lock},
+        "counts": {"testcases": len(cases), "passed": passed, "failed": len(cases) - passed, "rows": len(rows)},
+    }
+
+
+def ingest(report_path, results_dir="results"):
+    """Ingest one report; returns the new run directory. ResultsError on any problem."""
+    report, text = report_reader.load_report(report_path)
+    cases = list(report_reader.iter_testcases(report))
+    if not cases:
+        raise ResultsError(f"report {report_path} has no test cases; nothing to record")
+    run_id = run_id_for(report)
+    system = _system_of(cases, report)
+    rows, case_list = build_rows(report, run_id)
+    if not rows:
+        failed = sum(1 for c in case_list if c["result"] != "pass")
+        raise ResultsError(f"report {report_path} has no performance figures from passing test cases "
+                           f"({len(case_list)} cases, {failed} failed); nothing to record")
+    provenance = build_provenance(report, run_id, system, rows, case_list)
+    run_dir = Path(results_dir) / system / run_id
+    return store.write_run(run_dir, rows, provenance, text)

@@ -1,0 +1,120 @@
+"""Read a ReFrame run report (`--report-file`) and turn its test cases into figures.
+
+Refuses anything that is not a complete ReFrame 4 report: unreadable, not JSON
+(truncated), failing ReFrame's own report schema, or of an unknown data version.
+"""
+import functools
+import json
+import re
+
+import jsonschema
+
+from yeebench.results.errors import ResultsError
+
+SUPPORTED_DATA_MAJOR = "4"
+
+# Variables that describe *what* was measured; they become row parameters when a
+# test case carries them (ReFrame parameters are always included).
+DESCRIPTIVE_VARIABLES = (
+    "placement", "binding", "threads", "num_threads", "policy", "mempolicy", "size", "message_size",
+    "transport", "implementation", "collective", "ranks", "num_tasks", "num_tasks_per_node",
+    "num_cpus_per_task", "precision", "backend", "decomp", "grid", "nodes", "container_platform",
+    "output_format", "io_strategy", "steps",
+)
+_PARAM_RE = re.compile(r"\s%([^=\s]+)=(\S+)")
+
+
+@functools.lru_cache(maxsize=None)
+def _reframe_report_schema():
+    try:
+        from reframe.frontend.reporting import _schema
+        return _schema()
+    except Exception:  # ReFrame moved its schema: validate structure ourselves below
+        return None
+
+
+def load_report(path):
+    """The parsed report and its raw text; ResultsError on any defect."""
+    try:
+        with open(path, "rb") as fp:
+            raw = fp.read()
+    except OSError as err:
+        raise ResultsError(f"cannot read report {path}: {err.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ResultsError(f"report {path} is not UTF-8 text; is it a ReFrame JSON report?") from None
+    if not text.strip():
+        raise ResultsError(f"report {path} is empty")
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ResultsError(f"report {path} is not valid JSON at line {err.lineno} column {err.colno} "
+                           f"({err.msg}); corrupt or truncated?") from None
+    if not isinstance(report, dict) or "session_info" not in report or "runs" not in report:
+        raise ResultsError(f"report {path} is not a ReFrame run report (no session_info/runs)")
+    version = str(report.get("session_info", {}).get("data_version", ""))
+    if version.split(".")[0] != SUPPORTED_DATA_MAJOR:
+        raise ResultsError(f"report {path} has unknown ReFrame report data_version {version or 'n/a'!r} "
+                           f"(supported: {SUPPORTED_DATA_MAJOR}.x)")
+    schema = _reframe_report_schema()
+    if schema is not None:
+        error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(report))
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+            raise ResultsError(f"report {path} fails ReFrame's report schema at {where}: {error.message}")
+    return report, text
+
+
+def iter_testcases(report):
+    """(run_index, testcase) for every test case of every run (reruns included), fixtures skipped."""
+    for run_index, run in enumerate(report.get("runs", [])):
+        for case in run.get("testcases", []):
+            if case.get("fixture"):
+                continue
+            yield run_index, case
+
+
+def check_name(case):
+    """Class name of the check: the display name without its '%param=value' suffixes."""
+    name = case.get("display_name") or case.get("name") or case.get("unique_name") or "unknown"
+    return name.split(" %")[0].strip() or "unknown"
+
+
+def parameters(case):
+    """ReFrame parameters (from the display name) plus descriptive variables present."""
+    params = {}
+    display = case.get("display_name") or case.get("name") or ""
+    for key, _ in _PARAM_RE.findall(display):
+        if key.startswith("."):  # '.repeat_no' and other ReFrame-internal markers
+            continue
+        value = case.get(key, _)
+        params[key] = value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+    for key in DESCRIPTIVE_VARIABLES:
+        value = case.get(key)
+        if key in params or value is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            value = "x".join(str(v) for v in value)
+        elif isinstance(value, dict):
+            value = json.dumps(value, sort_keys=True)
+        params[key] = value
+    return params
+
+
+def perf_figures(case):
+    """(metric, value, unit, reference, result) for each performance variable with a value."""
+    values = case.get("perfvalues") or {}
+    for key, entry in values.items():
+        metric = key.split(":")[-1]
+        if not isinstance(entry, (list, tuple)) or len(entry) < 5:
+            raise ResultsError(f"test case {case.get('unique_name')}: malformed perfvalue {key!r}")
+        value, ref, lower, upper, unit = entry[:5]
+        result = entry[5] if len(entry) > 5 else None
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ResultsError(f"test case {case.get('unique_name')}: perfvalue {key!r} is not a number: {value!r}")
+        if value != value or value in (float("inf"), float("-inf")):
+            continue  # NaN/inf: not a figure
+        yield metric, float(value), unit or "", [ref, lower, upper], result

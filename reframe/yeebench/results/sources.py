@@ -1,0 +1,64 @@
+"""Resolve a RUN_OR_DIR argument into rows: a run directory, a folder of runs
+(rows pooled, so their spread includes run-to-run variation) or a baseline file."""
+import json
+from pathlib import Path
+
+from yeebench.results import store
+from yeebench.results.errors import ResultsError
+from yeebench.results.schema import validate_row
+
+BASELINE_SCHEMA = "yeebench-baseline"
+BASELINE_SCHEMA_VERSION = 1
+
+
+class RowSource:
+    """Rows from one or more runs, with a label and the provenance of each run."""
+
+    def __init__(self, label, rows, provenances):
+        self.label = label
+        self.rows = rows
+        self.provenances = provenances
+
+
+def load_baseline_file(path):
+    doc = store.read_json(path, "baseline")
+    if not isinstance(doc, dict) or doc.get("schema") != BASELINE_SCHEMA:
+        raise ResultsError(f"{path} is not a yeebench baseline file (schema {BASELINE_SCHEMA!r} expected)")
+    if doc.get("schema_version") != BASELINE_SCHEMA_VERSION:
+        raise ResultsError(f"baseline {path}: unknown schema_version {doc.get('schema_version')!r} "
+                           f"(this yeebench reads version {BASELINE_SCHEMA_VERSION})")
+    rows = doc.get("rows")
+    if not isinstance(rows, list) or not rows:
+        raise ResultsError(f"baseline {path} holds no rows")
+    for i, row in enumerate(rows):
+        validate_row(row, f"baseline {path} row {i}")
+    return RowSource(f"baseline {Path(path).name} ({', '.join(doc.get('source_runs', []))})", rows,
+                     doc.get("provenances", []))
+
+
+def load_source(arg):
+    path = Path(arg)
+    if not path.exists():
+        raise ResultsError(f"no such run, folder or baseline file: {arg}")
+    if path.is_file():
+        if path.name == store.ROWS_FILE:
+            path = path.parent
+        else:
+            return load_baseline_file(path)
+    runs = [store.load_run(p) for p in store.find_runs(path)]
+    if not runs:
+        raise ResultsError(f"{arg} holds no recorded runs (no {store.ROWS_FILE} below it)")
+    rows = [row for run in runs for row in run.rows]
+    if not rows:
+        raise ResultsError(f"{arg}: the recorded runs hold no rows")
+    label = runs[0].label if len(runs) == 1 else f"{path} ({len(runs)} runs)"
+    return RowSource(label, rows, [r.provenance for r in runs if r.provenance])
+
+
+def load_sources(args):
+    """Several RUN_OR_DIR arguments pooled into one source."""
+    sources = [load_source(a) for a in args]
+    if len(sources) == 1:
+        return sources[0]
+    return RowSource(" + ".join(s.label for s in sources), [r for s in sources for r in s.rows],
+                     [p for s in sources for p in s.provenances])

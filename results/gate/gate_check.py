@@ -1,0 +1,71 @@
+"""ReFrame check the regression gate records: one short solver run per repeat.
+
+It runs `yee` (or the fallback stencil kernel) with a fixed grid, single-threaded,
+under cputime.py, and reports the process's CPU seconds (the gating figure: it
+measures the work and hardly moves when other processes share the cores) beside
+the wall-clock loop time and throughput that the program reports itself. `extra_work` is the benchmark's
+injected slowdown: it adds that fraction of time steps without changing any
+row parameter, so the candidate's rows match the baseline's and only the work
+differs - exactly what a performance regression looks like to the gate.
+
+    reframe -c results/gate/gate_check.py -r --repeat 5 -S GateSolverRun.binary=$PREFIX/bin/yee
+"""
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import performance_function, run_before, sanity_function, variable
+
+
+@rfm.simple_test
+class GateSolverRun(rfm.RunOnlyRegressionTest):
+    descr = "short single-thread solver run for the performance-regression gate"
+    valid_systems = ["*"]
+    valid_prog_environs = ["*"]
+    tags = {"gate"}
+
+    #: Solver binary: yee, or the fallback results/gate/stencil built from stencil.c
+    binary = variable(str, value="yee")
+    #: Grid edge (cells); the run is nx^3 cells
+    nx = variable(int, value=48, loggable=True)
+    #: Time steps of an unmodified run
+    base_steps = variable(int, value=1000, loggable=True)
+    #: Injected extra work as a fraction of base_steps (0.1 = 10 % more steps); not a row parameter
+    extra_work = variable(float, value=0.0)
+    threads = variable(int, value=1, loggable=True)
+    perf_directions = variable(typ.Dict[str, str], value={"cpu_time_s": "lower", "loop_time_s": "lower",
+                                                                "mcells_per_s": "higher"},
+                               loggable=True)
+
+    @run_before("run")
+    def set_command(self):
+        steps = int(round(self.base_steps * (1.0 + self.extra_work)))
+        self.executable = "python3"
+        self.executable_opts = [os.path.join(os.path.dirname(__file__), "cputime.py"), self.binary,
+                                "--nx", str(self.nx), "--steps", str(steps)]
+        if os.path.basename(self.binary) == "yee":
+            self.executable_opts += ["--ny", str(self.nx), "--nz", str(self.nx), "--quiet",
+                                     "--threads", str(self.threads)]
+        self.env_vars = {"OMP_NUM_THREADS": str(self.threads)}
+        self.num_tasks = 1
+
+    @sanity_function
+    def validate(self):
+        return sn.assert_found(r'"valid":\s*true', self.stdout)
+
+    def _report_value(self, key):
+        return sn.extractsingle(rf'"{key}":\s*([0-9.eE+-]+)', self.stdout, 1, float)
+
+    @performance_function("s")
+    def cpu_time_s(self):
+        return self._report_value("cpu_seconds")
+
+    @performance_function("s")
+    def loop_time_s(self):
+        # cells * steps / (Mcells/s): the time-stepping loop's duration in both programs
+        return self._report_value("cells") * self._report_value("steps") / (self._report_value("mcells_per_s") * 1e6)
+
+    @performance_function("Mcells/s")
+    def mcells_per_s(self):
+        return self._report_value("mcells_per_s")
