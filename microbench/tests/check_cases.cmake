@@ -1,0 +1,13 @@
+# Fails when probe_tests.py defines a case that tests/CMakeLists.txt does not register (or the reverse).
+execute_process(COMMAND ${PYTHON} ${SCRIPT} . list OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "probe_tests.py list failed")
+endif()
+string(STRIP "${listed}" listed)
+string(REPLACE "\n" ";" listed "${listed}")
+list(SORT listed)
+set(registered ${CASES})
+list(SORT registered)
+if(NOT listed STREQUAL registered)
+  message(FATAL_ERROR "probe_tests.py cases: ${listed}\nregistered in CMake: ${registered}")
+endif()
