@@ -31,9 +31,6 @@ class AcceptanceMixin(rfm.RegressionMixin):
     #: Supporting lines (per node figures, warnings, notes) for the sign-off report.
     acceptance_details = variable(typ.List[str], value=[], loggable=True)
 
-    #: Perf variable name -> "higher" | "lower" (what the results tooling reads).
-    perf_directions = variable(typ.Dict[str, str], value={}, loggable=True)
-
     @run_after("init")
     def _acceptance_defaults(self):
         self.tags |= {"acceptance"}
@@ -55,57 +52,9 @@ class AcceptanceMixin(rfm.RegressionMixin):
         return sn.assert_true(ok, msg=f"FAIL: {reason}")
 
 
-def find_binary(name):
-    """A yeebench binary: $YEEBENCH_PREFIX/bin, then the build tree, then PATH; None if absent."""
-    prefix = os.environ.get("YEEBENCH_PREFIX")
-    candidates = [os.path.join(prefix, "bin", name)] if prefix else []
-    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    candidates.append(os.path.join(repo, "build", "install", "bin", name))
-    for path in candidates:
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return shutil.which(name)
-
-
 def python_command(module):
     """Command running a yeebench module with the Python that runs ReFrame (same venv)."""
     return f"{sys.executable} -m {module}"
-
-
-def launch_prefix(job, ntasks):
-    """The launcher command for `ntasks` ranks inside the job (for loops in one job script)."""
-    saved = job.num_tasks
-    job.num_tasks = ntasks
-    try:
-        cmd = job.launcher.run_command(job)
-    finally:
-        job.num_tasks = saved
-    if cmd.split()[:1] == ["srun"] or " srun" in f" {cmd}":
-        cmd += f" -n {ntasks}"  # srun takes the allocation's size unless told
-    return cmd
-
-
-def span_all_nodes(test, per_node):
-    """Ask for every node of the partition with `per_node` ranks on each.
-
-    Flexible allocation (num_tasks = 0) takes all idle nodes on real
-    schedulers; on the local scheduler the launcher command would be emitted
-    before the task count is resolved (`mpirun -np 0`), so give it explicitly.
-    """
-    test.num_tasks_per_node = per_node
-    if test.current_partition.scheduler.registered_name == "local":
-        test.num_tasks = per_node
-    else:
-        test.num_tasks = 0
-
-
-def cores_per_node(partition):
-    """Cores per node from the partition's processor info, else this machine's."""
-    proc = partition.processor
-    if proc and proc.num_cpus:
-        per_core = proc.num_cpus_per_core or 1
-        return max(1, proc.num_cpus // per_core)
-    return os.cpu_count() or 1
 
 
 def compiles(cmd, source_text, suffix, timeout=120):
@@ -143,3 +92,27 @@ def gpu_present(partition):
     if done.returncode != 0 or "GPU" not in done.stdout:
         return False, "no GPU: nvidia-smi -L lists no device"
     return True, done.stdout.splitlines()[0]
+
+
+def span_all_nodes(test, per_node):
+    """Ask for every node of the partition with `per_node` ranks on each.
+
+    Flexible allocation (num_tasks = 0) takes all idle nodes on real
+    schedulers; on the local scheduler the launcher command is written before
+    the task count is resolved (`mpirun -np 0`), so give the count explicitly.
+    """
+    test.num_tasks_per_node = per_node
+    if test.current_partition.scheduler.registered_name == "local":
+        test.num_tasks = per_node
+    else:
+        test.num_tasks = 0
+
+
+def last_line(test, filename):
+    """Last non-empty line of a file in the test's stage directory ('' if none)."""
+    try:
+        with open(os.path.join(test.stagedir, str(filename)), errors="replace") as f:
+            lines = [ln.strip() for ln in f if ln.strip()]
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""

@@ -14,6 +14,9 @@ import subprocess
 
 import yaml
 
+from yeebench.parsers import ParseError
+from yeebench.parsers.numactl import parse_hardware
+
 #: Keys of an expected-topology file that are compared (all optional except the counts).
 COUNT_KEYS = ("sockets", "cores", "pus", "numa_nodes")
 SCHEMA = "yeebench-topology"
@@ -32,32 +35,6 @@ def _run(cmd):
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None
-
-
-def parse_numactl_hardware(text):
-    """Parse `numactl --hardware`: NUMA nodes with CPUs and size, and the distance matrix."""
-    nodes = {}
-    for match in re.finditer(r"^node (\d+) cpus:(.*)$", text, re.M):
-        nodes[int(match.group(1))] = {"cpus": [int(c) for c in match.group(2).split()]}
-    for match in re.finditer(r"^node (\d+) size: (\d+) MB$", text, re.M):
-        nodes.setdefault(int(match.group(1)), {"cpus": []})["size_mb"] = int(match.group(2))
-    if not nodes:
-        raise TopologyError("numactl --hardware: no 'node N cpus:' lines")
-    distances = []
-    lines = text.splitlines()
-    try:
-        start = next(i for i, line in enumerate(lines) if line.strip() == "node distances:")
-    except StopIteration:
-        raise TopologyError("numactl --hardware: no 'node distances:' table") from None
-    for line in lines[start + 2:]:
-        match = re.match(r"^\s*(\d+):\s+([\d\s]+)$", line)
-        if not match:
-            break
-        distances.append([int(d) for d in match.group(2).split()])
-    n = len(nodes)
-    if len(distances) != n or any(len(row) != n for row in distances):
-        raise TopologyError(f"numactl --hardware: distance table is not {n}x{n}")
-    return {"nodes": nodes, "distances": distances}
 
 
 def _hwloc_count(kind):
@@ -102,10 +79,10 @@ def observe():
     text = _run(["numactl", "--hardware"])
     if text:
         try:
-            numa = parse_numactl_hardware(text)
+            numa = parse_hardware(text)
             topo["numa_distances"] = numa["distances"]
-            topo["numa_cpus"] = {str(k): v["cpus"] for k, v in sorted(numa["nodes"].items())}
-        except TopologyError as err:
+            topo["numa_cpus"] = {str(k): v for k, v in sorted(numa["cpus"].items())}
+        except ParseError as err:
             topo["numactl_error"] = str(err)
     return topo
 

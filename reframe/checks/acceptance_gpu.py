@@ -1,0 +1,61 @@
+"""Acceptance checks, part 4: accelerators (paper 003 tests 9 and 16: CUDA, GPU performance).
+
+Compiled with nvcc in the job and run where a GPU exists; skipped with the
+reason elsewhere.  See acceptance.py for the whole set.
+"""
+import shlex
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.backends import getlauncher
+
+from yeebench.acceptance.rfm import CUDA_SOURCES, AcceptanceMixin, gpu_present, last_line
+from yeebench.base import YeebenchCheck
+from yeebench.fixtures import locate
+
+#: kernel -> (program options, [(FOM name, regex, unit)])
+KERNELS = {
+    "devicequery": ("", [("devices", r"^devices (\d+)", "count")]),
+    "bandwidth": ("--mib 1024 --repeats 20", [("copy_bandwidth", r"^copy_GBs (\S+)", "GB/s"),
+                                              ("triad_bandwidth", r"^triad_GBs (\S+)", "GB/s")]),
+    "nbody": ("--bodies 65536 --steps 10", [("nbody_gflops", r"^gflops (\S+)", "GFLOP/s")]),
+}
+
+
+@rfm.simple_test
+class AcceptanceGPU(YeebenchCheck, AcceptanceMixin):
+    """CUDA device query, device-memory bandwidth and an N-body kernel on the node's GPU."""
+
+    kernel = parameter(list(KERNELS))
+    descr = "Accelerators: CUDA device query, device-memory bandwidth, N-body (GPU nodes only)"
+    sourcesdir = CUDA_SOURCES
+    #: nvcc target architectures: native code for Hopper plus PTX that newer GPUs JIT-compile.
+    nvcc_arch = variable(str, value="-gencode arch=compute_90,code=sm_90 "
+                                    "-gencode arch=compute_80,code=compute_80")
+    kernel_opts = variable(str, value="")
+    num_tasks = 1
+
+    @run_after("setup")
+    def require_gpu(self):
+        present, why = gpu_present(self.current_partition)
+        self.acceptance_skip_if(not present, why)
+        nvcc = locate("nvcc")
+        self.acceptance_skip_if(nvcc is None, "nvcc not found on PATH (CUDA toolkit)")
+        self.job.launcher = getlauncher("local")()
+        self.prerun_cmds = [f"{nvcc} -O3 -std=c++17 {self.nvcc_arch} -o {self.kernel} {self.kernel}.cu"]
+        self.executable = f"./{self.kernel}"
+        self.executable_opts = shlex.split(self.kernel_opts or KERNELS[self.kernel][0])
+
+    @sanity_function
+    def validate(self):
+        found = sn.evaluate(sn.extractall(r"^(\w+ .*(VALID|INVALID))$", self.stdout, 1))
+        if not found:
+            why = last_line(self, self.stderr) or "no output"
+            return self.verdict(False, f"{self.kernel}: no verdict line ({why})")
+        line = found[-1]
+        details = [ln for ln in sn.evaluate(sn.extractall(r"^device .*$", self.stdout))]
+        return self.verdict(line.endswith(" VALID"), f"{self.kernel}: {line}", details)
+
+    def collect_foms(self):
+        for name, regex, unit in KERNELS[self.kernel][1]:
+            self.add_fom(name, sn.extractsingle(regex, self.stdout, 1, float), unit, "higher")

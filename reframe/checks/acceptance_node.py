@@ -1,0 +1,105 @@
+"""Acceptance checks, part 2: what every node is (topology, kernel settings, IP stack).
+
+One probe (`python -m yeebench.acceptance.nodeprobe`) runs once on every node
+of the partition; each check judges one aspect of its records.  See
+acceptance.py for the whole set.
+"""
+import os
+
+import reframe as rfm
+
+from yeebench.acceptance import nodecheck, nodeprobe, topology
+from yeebench.acceptance.rfm import TOPOLOGY_DIR, AcceptanceMixin, last_line, python_command, span_all_nodes
+from yeebench.base import YeebenchCheck
+
+
+class _NodeProbe(YeebenchCheck, AcceptanceMixin):
+    """Runs the node probe once on every node (one rank per node)."""
+
+    @run_after("init")
+    def set_probe(self):
+        self.executable = python_command("yeebench.acceptance.nodeprobe")
+
+    @run_after("setup")
+    def place(self):
+        span_all_nodes(self, 1)
+
+    def records(self):
+        """Probe records by host; raises ValueError when the output is unusable."""
+        with open(os.path.join(self.stagedir, str(self.stdout))) as f:
+            records = nodeprobe.parse(f.read())
+        if not records:
+            why = last_line(self, self.stderr) or "no output"
+            raise ValueError(f"the node probe reported nothing ({why})")
+        return records
+
+    def nodes_allocated(self):
+        return len(set(self.job.nodelist or [])) or None
+
+    def judge(self, evaluate):
+        """Run `evaluate(records)` -> (ok, reason, details) and turn it into the verdict."""
+        try:
+            records = self.records()
+        except (OSError, ValueError) as err:
+            return self.verdict(False, str(err))
+        ok, reason, details = evaluate(records)
+        return self.verdict(ok, reason, details)
+
+
+@rfm.simple_test
+class AcceptanceTopology(_NodeProbe):
+    """Sockets, cores, NUMA nodes and distances of every node against the expected file."""
+
+    descr = "Topology (hwloc, numactl): all nodes alike and as recorded in reframe/config/topology/"
+    #: Folder of expected-topology files (<system>[-<partition>].yaml).
+    topology_dir = variable(str, value=os.path.abspath(TOPOLOGY_DIR))
+
+    @sanity_function
+    def validate(self):
+        part = self.current_partition
+        path = topology.expected_path(self.topology_dir, self.current_system.name, part.name)
+        expected = None
+        if path:
+            try:
+                expected = topology.load_expected(path)
+            except topology.TopologyError as err:
+                return self.verdict(False, f"expected-topology file unusable: {err}")
+        return self.judge(lambda recs: nodecheck.topology_verdict(
+            recs, expected, os.path.relpath(path) if path else None, self.nodes_allocated()))
+
+
+@rfm.simple_test
+class AcceptanceKernelSettings(_NodeProbe):
+    """ASLR, THP, huge pages, governor, NUMA reclaim: warnings with reasons; nodes must agree."""
+
+    descr = "Kernel settings known to cost performance (paper 003's ASLR case), same on all nodes"
+
+    @sanity_function
+    def validate(self):
+        def evaluate(records):
+            ok, reason, findings = nodecheck.settings_verdict(records)
+            details = [f"{f['level'].upper()} {f['host']}: {f['setting']} = {f['value']}: {f['reason']}"
+                       for f in findings]
+            for line in details:
+                if line.startswith("WARNING"):
+                    self.logger.warning(f"[acceptance] {line}")
+            return ok, reason, details
+        return self.judge(evaluate)
+
+
+@rfm.simple_test
+class AcceptanceIPStack(_NodeProbe):
+    """IPv4 required, IPv6 (dual stack, paper 003 test 14) reported on every node."""
+
+    descr = "IP stack: IPv4 works on every node; IPv6 availability reported"
+
+    @sanity_function
+    def validate(self):
+        def evaluate(records):
+            ok, reason, ipv6 = nodecheck.ipstack_verdict(records)
+            self._ipv6 = 1 if ipv6 else 0
+            return ok, reason, []
+        return self.judge(evaluate)
+
+    def collect_foms(self):
+        self.add_fom("ipv6_available", getattr(self, "_ipv6", 0), "bool", "higher")

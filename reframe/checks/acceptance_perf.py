@@ -1,0 +1,279 @@
+"""Acceptance checks, part 3: stressful performance (scaling, network pairs, storage).
+
+Paper 003 found its cluster's problems (scaling collapse past 12 threads per
+node, RDMA failing beyond two nodes) only after acceptance; these checks put
+such metrics into acceptance.  See acceptance.py for the whole set.
+"""
+import os
+import shlex
+import statistics
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.backends import getlauncher
+
+from yeebench.acceptance import outliers, scaling, storage
+from yeebench.acceptance.rfm import SOURCES, AcceptanceMixin, last_line, span_all_nodes
+from yeebench.base import YeebenchCheck
+from yeebench.fixtures import locate
+from yeebench.parsers import ParseError
+from yeebench.parsers.jsonreport import numa_bw_triad, parse_probe, parse_yee, yee_problems
+from yeebench.placement import packed_openmpi_options
+
+
+@rfm.simple_test
+class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
+    """1, 2, 4 ... all cores of one node: threads vs processes; speedup, efficiency, knee (paper 003 figs 3-4)."""
+
+    program = parameter(["yee", "numa-bw"])
+    descr = "Scaling on one node: threads vs processes, speedup/efficiency and the knee"
+    #: Solver problem (strong scaling: the same grid at every count).
+    yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 40 --precision f32 --quiet")
+    #: numa-bw problem: bytes per array.
+    numa_bw_opts = variable(str, value="--size 33554432")
+    #: Marginal efficiency under which the knee is placed.
+    knee_threshold = variable(float, value=0.5)
+    executable = "true"
+    num_tasks = 1
+
+    @run_after("setup")
+    def plan_runs(self):
+        binary = locate(self.program)
+        self.acceptance_skip_if(binary is None, f"{self.program} not found in $YEEBENCH_PREFIX/bin "
+                                                "or PATH (run `make build`)")
+        cores = self.node_topology.num_cores
+        self.counts = scaling.powers_of_two_upto(cores)
+        self.modes = ["threads", "processes"] if self.program == "yee" else ["threads"]
+        self.num_tasks = cores  # the allocation holds the largest process run
+        self.num_tasks_per_node = cores
+        self.job.launcher = getlauncher("local")()  # the runs below launch themselves
+        cmds = []
+        for mode in self.modes:
+            for n in self.counts:
+                ranks, threads = (1, n) if mode == "threads" else (n, 1)
+                env = f"OMP_NUM_THREADS={threads} OMP_PLACES=cores OMP_PROC_BIND=close"
+                prefix = self._prefix(ranks, threads, cores)
+                if self.program == "yee":
+                    run = f"{binary} {self.yee_opts} --threads {threads} --report {mode}_{n}.json"
+                else:
+                    run = f"{binary} {self.numa_bw_opts} --threads {threads} > {mode}_{n}.json"
+                cmds.append(f"env {env} {prefix} {run}".replace("  ", " "))
+        self.prerun_cmds = cmds
+
+    def _prefix(self, ranks, threads, cores):
+        if self.launcher_name in ("mpirun", "mpiexec"):
+            return self.launch_prefix(ranks, packed_openmpi_options(ranks, threads, cores))
+        if self.launcher_name == "srun":
+            return self.launch_prefix(ranks, ["-N", "1", f"--cpus-per-task={threads}", "--cpu-bind=cores"])
+        return ""
+
+    def _fom(self, mode, n):
+        with open(os.path.join(self.stagedir, f"{mode}_{n}.json")) as f:
+            text = f.read()
+        if self.program == "yee":
+            report = parse_yee(text)
+            problems = yee_problems(report)
+            if problems:
+                raise ParseError("; ".join(problems))
+            return float(report["mcells_per_s"])
+        report = parse_probe(text, "numa-bw")
+        if report.get("valid") is not True:
+            raise ParseError("numa-bw says its run is not valid")
+        return numa_bw_triad(report)
+
+    @sanity_function
+    def validate(self):
+        unit = "Mcells/s" if self.program == "yee" else "GB/s"
+        self._points, lines, details = {}, [], []
+        for mode in self.modes:
+            points = {}
+            for n in self.counts:
+                try:
+                    points[n] = self._fom(mode, n)
+                except (OSError, ParseError, ValueError) as err:
+                    why = last_line(self, self.stderr)
+                    return self.verdict(False, f"{mode} run with {n}: {err}" + (f" ({why})" if why else ""))
+            rows, knee = scaling.analyse(points, self.knee_threshold)
+            self._points[mode] = (rows, knee)
+            lines.append(scaling.summary(mode, rows, knee, unit))
+            details += [f"{mode} {r['workers']}: {r['fom']:.4g} {unit}, speedup {r['speedup']:.2f}, "
+                        f"efficiency {100 * r['efficiency']:.0f}%" for r in rows]
+        if len(self.modes) == 2:
+            top = self.counts[-1]
+            ratio = self._points["threads"][0][-1]["fom"] / self._points["processes"][0][-1]["fom"]
+            lines.append(f"at {top}: threads/processes = {ratio:.2f}")
+        return self.verdict(True, "; ".join(lines), details)
+
+    def collect_foms(self):
+        unit = "Mcells/s" if self.program == "yee" else "GB/s"
+        for mode, (rows, knee) in self._points.items():
+            for r in rows:
+                self.add_fom(f"{mode}_{r['workers']}", r["fom"], unit, "higher")
+            self.add_fom(f"{mode}_speedup", rows[-1]["speedup"], "x", "higher")
+            self.add_fom(f"{mode}_efficiency", 100 * rows[-1]["efficiency"], "%", "higher")
+            # knee: workers where scaling stops paying; the largest count when there is none
+            self.add_fom(f"{mode}_knee", knee or rows[-1]["workers"], "workers", "higher")
+
+
+@rfm.simple_test
+class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
+    """Latency and bandwidth of every node pair, collectives over all nodes; outlier nodes named (tests 11-12)."""
+
+    descr = "Network: pair matrix with simultaneous pairs, Allreduce/Bcast checked; outlier nodes fail"
+    sourcesdir = SOURCES
+    executable = "./pairmatrix"
+    #: A node is an outlier when worse than the median node by more than this fraction.
+    tolerance = variable(float, value=0.5)
+    mpicc = variable(str, value="mpicc")
+    #: pairmatrix options (the matrix takes N-1 rounds; sizes kept small).
+    pairmatrix_opts = variable(str, value="--lat-iters 200 --bw-iters 5 --large 1048576 --coll-iters 20")
+
+    @run_after("setup")
+    def place(self):
+        one_node = self.current_partition.scheduler.registered_name == "local"
+        span_all_nodes(self, 2 if one_node else 1)  # one node: measure the intra-node pair instead
+        self.executable_opts = shlex.split(self.pairmatrix_opts)
+
+    @run_before("run")
+    def compile_in_job(self):
+        self.prerun_cmds = [f"{self.mpicc} -O2 -o pairmatrix pairmatrix.c"]
+
+    def _pairs(self):
+        rows = sn.evaluate(sn.extractall(
+            r"^pair (\d+) (\S+) (\d+) (\S+) latency_us (\S+) bandwidth_MBs (\S+)$",
+            self.stdout, (1, 2, 3, 4, 5, 6)))
+        ranks = {r[0] for r in rows} | {r[2] for r in rows}
+        hosts = {r[1] for r in rows} | {r[3] for r in rows}
+        name = (lambda rank, host: host) if len(hosts) == len(ranks) else (lambda rank, host: f"{host}/{rank}")
+        lat = {(name(a, ha), name(b, hb)): float(la) for a, ha, b, hb, la, _ in rows}
+        bw = {(name(a, ha), name(b, hb)): float(bb) for a, ha, b, hb, _, bb in rows}
+        return lat, bw
+
+    @sanity_function
+    def validate(self):
+        summary = sn.evaluate(sn.extractall(r"^pairmatrix: .*$", self.stdout))
+        if not summary or not summary[-1].endswith(" VALID"):
+            why = summary[-1] if summary else (last_line(self, self.stderr) or "no output")
+            return self.verdict(False, f"pairmatrix: {why}")
+        lat, bw = self._lat, self._bw = self._pairs()
+        self._allreduce = sn.evaluate(sn.extractall(r"^collective allreduce bytes (\d+) time_us (\S+)",
+                                                    self.stdout, (1, 2)))
+        if not lat:
+            return self.verdict(False, "pairmatrix ran on a single rank: no pair to measure")
+        details = [f"pair {a} - {b}: {lat[(a, b)]:.2f} us, {bw[(a, b)]:.0f} MB/s" for a, b in sorted(lat)]
+        bad, notes = [], []
+        for figures, direction, metric, unit in ((lat, "lower", "latency", "us"),
+                                                  (bw, "higher", "bandwidth", "MB/s")):
+            found, note = outliers.find_outliers(figures, direction, self.tolerance)
+            bad += outliers.describe(found, metric, unit)
+            if note and note not in notes:
+                notes.append(note)
+        colls = sn.evaluate(sn.extractall(r"^collective (.*)$", self.stdout, 1))
+        details += [f"collective {c}" for c in colls]
+        if any(c.endswith("INVALID") for c in colls):
+            return self.verdict(False, "a collective returned a wrong result", details)
+        if bad:
+            return self.verdict(False, "outlier node(s): " + "; ".join(bad), details)
+        text = f"{len(lat)} pair(s) measured, collectives correct; "
+        text += notes[0] if notes else f"no node worse than the median by more than {self.tolerance:.0%}"
+        return self.verdict(True, text, details)
+
+    def collect_foms(self):
+        lat, bw = self._lat, self._bw
+        self.add_fom("latency_median", statistics.median(lat.values()), "us", "lower")
+        self.add_fom("latency_max", max(lat.values()), "us", "lower")
+        self.add_fom("bandwidth_median", statistics.median(bw.values()), "MB/s", "higher")
+        self.add_fom("bandwidth_min", min(bw.values()), "MB/s", "higher")
+        for size, t in self._allreduce:
+            self.add_fom(f"allreduce_{size}B", float(t), "us", "lower")
+
+
+@rfm.simple_test
+class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
+    """Write/read bandwidth of the output directory: fio, dd, and the solver's own I/O (test 15)."""
+
+    tool = parameter(["fio", "dd", "yee-io"])
+    descr = "Storage: write and read bandwidth of the output directory (GB/s)"
+    #: Directory to measure (default: the test's stage directory, where runs write output).
+    storage_dir = variable(str, value="")
+    #: Bytes written per file (small by default; use several times the node memory to defeat caches).
+    size_mib = variable(int, value=128)
+    yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 20 --quiet")
+    executable = "true"
+    num_tasks = 1
+
+    @run_after("setup")
+    def plan(self):
+        self.job.launcher = getlauncher("local")()
+        target = self.storage_dir or self.stagedir
+        self._target = target
+        if self.tool == "fio":
+            fio = locate("fio")
+            self.acceptance_skip_if(fio is None, "fio is not installed (Debian package fio)")
+            common = (f"{fio} --directory={shlex.quote(target)} --bs=1M --size={self.size_mib}M "
+                      "--ioengine=psync --end_fsync=1 --output-format=json")
+            self.prerun_cmds = [f"{common} --name=yeebench-io --rw=write --output=fio_write.json",
+                                f"{common} --name=yeebench-io --rw=read --output=fio_read.json",
+                                f"rm -f {shlex.quote(target)}/yeebench-io.*"]
+        elif self.tool == "dd":
+            path = shlex.quote(os.path.join(target, "yeebench-dd.bin"))
+            self.prerun_cmds = [
+                f"LC_ALL=C dd if=/dev/zero of={path} bs=1M count={self.size_mib} conv=fsync 2> dd_write.txt",
+                f"LC_ALL=C dd if={path} of=/dev/null bs=1M 2> dd_read.txt", f"rm -f {path}"]
+        else:
+            self._plan_solver_io(target)
+
+    def _plan_solver_io(self, target):
+        import subprocess
+        yee = locate("yee")
+        self.acceptance_skip_if(yee is None, "yee not found in $YEEBENCH_PREFIX/bin or PATH (run `make build`)")
+        try:
+            help_text = subprocess.run([yee, "--help"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired) as err:
+            help_text = ""
+            self.acceptance_skip_if(True, f"yee --help failed: {err}")
+        opts = storage.solver_io_options(help_text)
+        self.acceptance_skip_if(opts is None, "the solver has no binary per-rank output yet "
+                                              "(`yee --help` lists no --output binary / --output-strategy per-rank)")
+        ranks = max(1, min(2, self.node_topology.num_cores))
+        self.num_tasks = ranks
+        self.job.launcher = getlauncher(self.launcher_name)()
+        out = os.path.join(target, "yee-io")
+        self.prerun_cmds = [f"rm -rf {shlex.quote(out)} && mkdir -p {shlex.quote(out)}",
+                            f"cd {shlex.quote(out)}"]
+        self.executable = yee
+        self.executable_opts = shlex.split(self.yee_opts) + opts + ["--report", os.path.join(self.stagedir, "yee_io.json")]
+        self.postrun_cmds = [f"cd {shlex.quote(self.stagedir)}",
+                             f"echo output_bytes $(du -sb {shlex.quote(out)} | cut -f1)",
+                             f"rm -rf {shlex.quote(out)}"]
+
+    def _read(self, name):
+        with open(os.path.join(self.stagedir, name), errors="replace") as f:
+            return f.read()
+
+    @sanity_function
+    def validate(self):
+        try:
+            if self.tool == "fio":
+                self._bw = {"write": storage.fio_bandwidth(self._read("fio_write.json"))["write"],
+                            "read": storage.fio_bandwidth(self._read("fio_read.json"))["read"]}
+            elif self.tool == "dd":
+                self._bw = {"write": storage.dd_bandwidth(self._read("dd_write.txt")),
+                            "read": storage.dd_bandwidth(self._read("dd_read.txt"))}
+            else:
+                report = parse_yee(self._read(str(self.stdout)) + self._read("yee_io.json"))
+                written = int(sn.evaluate(sn.extractsingle(r"output_bytes (\d+)", self.stdout, 1)))
+                io_s = float((report.get("seconds") or {}).get("io") or 0)
+                if written <= 0 or io_s <= 0:
+                    raise ValueError(f"solver wrote {written} bytes in {io_s} s of I/O")
+                self._bw = {"write": written / io_s / 1e9}
+        except (OSError, ValueError, ParseError) as err:
+            why = last_line(self, self.stderr)
+            return self.verdict(False, f"{self.tool}: {err}" + (f" ({why})" if why else ""))
+        figures = ", ".join(f"{k} {v:.3g} GB/s" for k, v in self._bw.items())
+        note = "" if self.tool == "yee-io" else f" ({self.size_mib} MiB file; reads may come from the page cache)"
+        return self.verdict(True, f"{self.tool} in {self._target}: {figures}{note}")
+
+    def collect_foms(self):
+        for kind, value in self._bw.items():
+            self.add_fom(f"{kind}_bandwidth", value, "GB/s", "higher")
