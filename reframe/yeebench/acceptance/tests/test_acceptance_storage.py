@@ -1,0 +1,49 @@
+"""Storage figures: fio JSON, dd summaries, the solver's I/O feature probe."""
+import json
+
+import pytest
+
+from yeebench.acceptance.storage import dd_bandwidth, fio_bandwidth, solver_io_options
+
+
+def fio_doc(**kinds):
+    return json.dumps({"fio version": "fio-3.33", "jobs": [
+        {"jobname": "j", "error": 0, **{k: {"bw_bytes": v} for k, v in kinds.items()}}]})
+
+
+def test_fio_write_and_read():
+    assert fio_bandwidth(fio_doc(write=2e9, read=0)) == {"write": 2.0}
+    assert fio_bandwidth("note: a banner line\n" + fio_doc(read=5e8)) == {"read": 0.5}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no JSON"), ("{not json", "not JSON"), ('{"jobs": []}', "no jobs"),
+    (json.dumps({"jobs": [{"jobname": "j", "error": 5}]}), "failed with error 5"),
+    (fio_doc(write=0), "no job moved any data"),
+])
+def test_fio_bad_output(text, message):
+    with pytest.raises(ValueError, match=message):
+        fio_bandwidth(text)
+
+
+def test_dd_summary_lines():
+    text = ("128+0 records in\n128+0 records out\n"
+            "134217728 bytes (134 MB, 128 MiB) copied, 0.5 s, 268 MB/s\n")
+    assert dd_bandwidth(text) == pytest.approx(134217728 / 0.5 / 1e9)
+    assert dd_bandwidth("1000000000 bytes (1.0 GB) copied, 2,5 s, 400 MB/s") == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("text", ["", "dd: error writing: No space left on device",
+                                  "100 bytes (100 B) copied, 0 s, inf B/s"])
+def test_dd_bad_output(text):
+    with pytest.raises(ValueError):
+        dd_bandwidth(text)
+
+
+def test_solver_io_probe():
+    assert solver_io_options("--nx N  --steps K") is None
+    assert solver_io_options("--output none|ascii|binary|hdf5") is None
+    help_text = "--output none|ascii|binary|hdf5\n--output-strategy gather|per-rank|shared"
+    assert solver_io_options(help_text) == ["--output", "binary", "--output-strategy", "per-rank"]
+    help_text = "--output none|binary\n--output-strategy gather-to-root|file-per-rank|shared"
+    assert solver_io_options(help_text)[-1] == "file-per-rank"
