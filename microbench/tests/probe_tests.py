@@ -145,6 +145,10 @@ def affinity_expect_rules_on_this_machine():
         require("expected a subset of" in proc.stderr, proc.stderr)
         proc = run([prog("affinity"), "--expect", "hwthread"], expect_rc=1)
         require("expected exactly one CPU" in proc.stderr, proc.stderr)
+    # Two threads squeezed onto one CPU: each is pinned to a single CPU, but it is the same one.
+    proc = run(["taskset", "-c", first, prog("affinity"), "--expect", "core"], expect_rc=1, OMP_NUM_THREADS=2)
+    require("share CPUs" in proc.stderr, proc.stderr)
+    proc = run(["taskset", "-c", first, prog("affinity"), "--expect", "pe=1"], expect_rc=0, OMP_NUM_THREADS=2)
 
 
 @case
@@ -218,6 +222,16 @@ def numa_bw_under_numactl_policies():
         require(d["first_touch"] == "serial", "first_touch not reported")
         check_numa_doc(d, nodes or memory_nodes())
         require(d["expect_nodes"]["ok"] is True, f"expect_nodes: {d['expect_nodes']}")
+
+
+@case
+def numa_bw_fallback_page_query_agrees():
+    d = doc(run([prog("numa-bw"), *SMALL], OMP_NUM_THREADS=2))
+    f = doc(run([prog("numa-bw"), *SMALL], OMP_NUM_THREADS=2, MICROBENCH_PAGE_QUERY="get_mempolicy"))
+    require(d["pages"]["method"] == "move_pages", f"default method {d['pages']['method']}")
+    require(f["pages"]["method"] == "get_mempolicy", f"forced method {f['pages']['method']}")
+    check_numa_doc(f, f["thread_nodes"])
+    require(f["pages"]["fraction_by_node"] == d["pages"]["fraction_by_node"], "the two kernel interfaces disagree")
 
 
 @case

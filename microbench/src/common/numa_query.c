@@ -4,6 +4,7 @@
 #include <linux/mempolicy.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -57,10 +58,12 @@ int mb_current_node(int *cpu_out)
     return (int)node;
 }
 
-int mb_query_page_nodes(void **pages, size_t n, int *status)
+const char *mb_query_page_nodes(void **pages, size_t n, int *status)
 {
-    if (n == 0) return 0;
-    if (syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status, 0) == 0) return 0;
+    /* MICROBENCH_PAGE_QUERY=get_mempolicy forces the fallback (to test it, or where move_pages misbehaves). */
+    const char *force = getenv("MICROBENCH_PAGE_QUERY");
+    int fallback_only = force && strcmp(force, "get_mempolicy") == 0;
+    if (!fallback_only && syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status, 0) == 0) return "move_pages";
     /* move_pages can be unavailable (seccomp, old kernels): ask page by page instead. */
     for (size_t i = 0; i < n; i++) {
         int node = -1;
@@ -69,7 +72,7 @@ int mb_query_page_nodes(void **pages, size_t n, int *status)
         else
             status[i] = -errno;
     }
-    return 0;
+    return "get_mempolicy";
 }
 
 void mb_page_stats_init(mb_page_stats *s) { memset(s, 0, sizeof *s); }

@@ -20,8 +20,9 @@ void mb_mempolicy_describe(const char *mode, const mb_set *nodes, char *out, siz
 int mb_current_node(int *cpu_out);
 
 /* Node of each page: status[i] = node >= 0, or -errno (-ENOENT: not yet touched, -EFAULT: not mapped).
- * Uses move_pages(2) in query mode; falls back to get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR). Returns 0 or -1. */
-int mb_query_page_nodes(void **pages, size_t n, int *status);
+ * Uses move_pages(2) in query mode; falls back to get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR), which faults untouched
+ * pages in. Returns the name of the method used. */
+const char *mb_query_page_nodes(void **pages, size_t n, int *status);
 
 /* Pure aggregation of the statuses above, so it can be tested without a multi-node machine. */
 typedef struct {

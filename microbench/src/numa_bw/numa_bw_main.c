@@ -126,8 +126,8 @@ static void record(timing *t, double s)
     t->counted++;
 }
 
-/* Pages spread evenly over each array; returns how many were sampled. */
-static size_t sample_pages(const mb_arrays *x, long want, mb_page_stats *stats)
+/* Pages spread evenly over each array; returns the kernel interface that answered. */
+static const char *sample_pages(const mb_arrays *x, long want, mb_page_stats *stats)
 {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const size_t bytes = x->n * sizeof(double);
@@ -137,17 +137,19 @@ static size_t sample_pages(const mb_arrays *x, long want, mb_page_stats *stats)
     void **addr = malloc(per * sizeof *addr);
     int *status = malloc(per * sizeof *status);
     double *arrays[3] = {x->a, x->b, x->c};
+    const char *method = "none";
     mb_page_stats_init(stats);
     for (int k = 0; k < 3 && addr && status; k++) {
         for (size_t i = 0; i < per; i++) {
             size_t p = i * pages_per_array / per;
             addr[i] = (char *)arrays[k] + p * page;
         }
-        if (mb_query_page_nodes(addr, per, status) == 0) mb_page_stats_add(stats, status, per);
+        method = mb_query_page_nodes(addr, per, status);
+        mb_page_stats_add(stats, status, per);
     }
     free(addr);
     free(status);
-    return per * 3;
+    return method;
 }
 
 static void kernel_json(mb_json *j, const char *name, const timing *t, double bytes)
@@ -210,7 +212,7 @@ int main(int argc, char **argv)
     }
 
     mb_page_stats stats;
-    sample_pages(&x, o.sample, &stats);
+    const char *method = sample_pages(&x, o.sample, &stats);
 
     if (o.inject_error) x.b[x.n / 2] += 1.0;
     size_t wrong = mb_arrays_validate(&x);
@@ -243,6 +245,7 @@ int main(int argc, char **argv)
     mb_json_kint(&j, "not_present", stats.not_present);
     mb_json_kint(&j, "errors", stats.errors);
     mb_json_kint(&j, "page_bytes", (long long)page);
+    mb_json_kstring(&j, "method", method);
     mb_json_key(&j, "fraction_by_node");
     mb_json_begin_object(&j);
     for (int n = 0; n < MB_MAX_NODES; n++) {
