@@ -1,0 +1,93 @@
+"""Every error path: exit code 2, exactly one line on stderr starting 'yee: error: ' that
+names the problem, nothing on stdout; with several ranks no rank hangs."""
+import os
+import sys
+import tempfile
+
+from yee_testlib import check, check_no_sanitizer_report, finish, run
+
+SMALL = "--small" in sys.argv
+tmp = tempfile.mkdtemp(prefix="yee-bad-")
+
+
+def cfg(name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+unreadable = os.path.join(tmp, "no-such-dir", "x.toml")
+CASES = [  # (args, ranks, words the message must contain)
+    (["--nx", "-4"], 1, ["--nx", "out of range"]),
+    (["--ny", "0"], 1, ["--ny", "out of range"]),
+    (["--nz", "1e3"], 1, ["--nz", "not an integer"]),
+    (["--n", ""], 1, ["--n", "not an integer"]),
+    (["--steps", "0"], 1, ["--steps", "out of range"]),
+    (["--steps", "-1"], 1, ["--steps", "out of range"]),
+    (["--steps", "99999999999999999999"], 1, ["--steps", "not an integer"]),
+    (["--frobnicate", "3"], 1, ["unknown flag", "--frobnicate"]),
+    (["stray"], 1, ["unexpected argument"]),
+    (["--nx"], 1, ["--nx", "needs a value"]),
+    (["--quiet=yes"], 1, ["--quiet", "takes no value"]),
+    (["--precision", "f16"], 1, ["--precision", "f32|f64"]),
+    (["--courant", "0.58"], 1, ["--courant", "stability limit"]),
+    (["--courant", "-0.1"], 1, ["--courant", "> 0"]),
+    (["--courant", "nan"], 1, ["--courant", "finite"]),
+    (["--source", "laser"], 1, ["--source", "ricker"]),
+    (["--source-freq", "0"], 1, ["--source-freq", "> 0"]),
+    (["--source-freq", "0.7"], 1, ["--source-freq", "Nyquist"]),
+    (["--source-pos", "1,2"], 1, ["--source-pos", "i,j,k"]),
+    (["--n", "8", "--source-pos", "1,2,8"], 1, ["--source-pos", "outside"]),
+    (["--n", "8", "--probe", "9,0,0"], 1, ["--probe", "outside"]),
+    (["--init-mode", "TE110"], 1, ["--init-mode", "single-component"]),
+    (["--init-mode", "wave"], 1, ["--init-mode"]),
+    (["--energy-every", "-2"], 1, ["--energy-every", "out of range"]),
+    (["--threads", "0"], 1, ["--threads", "out of range"]),
+    (["--decomp", "2x2"], 1, ["--decomp", "PxQxR"]),
+    (["--decomp", "0x1x1"], 1, ["--decomp", "out of range"]),
+    (["--kernel", "magic"], 1, ["--kernel"]),
+    (["--n", "100000"], 1, ["GiB"]),
+    (["--report", os.path.join(tmp, "missing", "r.json")], 1, ["--report", "not writable"]),
+    (["--config", unreadable], 1, ["--config", "cannot read"]),
+    (["--config", tmp], 1, ["--config"]),
+    (["--config", cfg("badkey.toml", "[run]\nnx = 8\ncolour = red\n")], 1, ["unknown key", "colour", "line 3"]),
+    (["--config", cfg("badval.ini", "steps = many\n")], 1, ["--steps", "not an integer"]),
+    (["--config", cfg("noeq.ini", "nx 8\n")], 1, ["line 1", "key = value"]),
+    (["--config", cfg("courant.toml", "courant = 0.6\n")], 1, ["--courant", "stability limit"]),
+    (["--decomp", "2x1x1"], 3, ["--decomp 2x1x1", "makes 2 ranks", "3 are running"]),
+    (["--decomp", "4x1x1", "--nx", "3"], 4, ["4 ranks along x", "only 3 cells"]),
+    (["--n", "1"], 2, ["2 ranks", "only 1 cells"]),
+    (["--nx", "2", "--ny", "1", "--nz", "1"], 3, ["3 ranks", "only 2 cells"]),
+]
+if SMALL:
+    CASES = [c for c in CASES if c[1] == 1]
+
+for args, ranks, words in CASES:
+    rc, out, err = run(args, ranks=ranks, mpirun=ranks > 1, timeout=60)
+    check_no_sanitizer_report(err)
+    ours = [line for line in err.splitlines() if line.startswith("yee: error: ")]
+    # mpirun adds its own banner about the non-zero exit; single-rank runs must print one line only
+    one_line = len(ours) == 1 and (ranks > 1 or len(err.splitlines()) == 1)
+    named = bool(ours) and all(w in ours[0] for w in words)
+    check(rc == 2 and one_line and named and out == "",
+          "%s (ranks=%d): exit %d, %r" % (" ".join(args)[:70], ranks, rc, ours[0] if ours else err[-200:]))
+
+# Good config file: keys as on the command line, command line wins, comments and sections ok.
+good = cfg("good.toml", "# yee config\n[grid]\nnx = 6\nny = '7'\nnz = 5 # comment\n[run]\nsteps = 3\n"
+                        "precision = \"f64\"\nprobe = 1,1,1\nprobe = 2,2,2\nquiet = true\n")
+rc, out, err = run(["--config", good, "--steps", "4", "--probe-out", os.path.join(tmp, "p.csv")])
+import json
+ok = rc == 0
+if ok:
+    rep = json.loads(out)
+    ok = rep["grid"] == {"nx": 6, "ny": 7, "nz": 5} and rep["steps"] == 4 and rep["precision"] == "f64" \
+        and rep["probes"]["count"] == 2 and err == ""
+check(ok, "a valid config file is read (command line overrides it): rc=%d %s" % (rc, err.strip()[:200]))
+rc, out, err = run(["--help"])
+import re
+flags = set(re.findall(r"^  --([a-z-]+)", out, re.M))
+check(rc == 0 and {"nx", "steps", "precision", "decomp", "courant", "source", "source-freq", "source-pos",
+                   "init-mode", "energy-every", "probe", "probe-out", "report", "quiet", "threads", "config",
+                   "help", "version"} <= flags, "--help documents every flag (%d found)" % len(flags))
+finish()

@@ -1,0 +1,91 @@
+"""Helpers shared by the solver's verification tests: run `yee` (optionally under
+mpirun) and parse its JSON report. Pure standard library, so the tests run with any
+python3."""
+import json
+import os
+import subprocess
+import sys
+
+YEE = os.environ.get("YEE_BIN", "yee")
+MPIEXEC = os.environ.get("YEE_MPIEXEC", "mpirun")
+SANITIZED = os.environ.get("YEE_SANITIZED") == "1"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def env_for(threads):
+    env = dict(os.environ)
+    env["OMP_NUM_THREADS"] = str(threads)
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    # Open MPI 4.1 is not leak-free at MPI_Finalize: suppress its leaks (full unwinding,
+    # so the frames name its libraries), report everything else.
+    env["ASAN_OPTIONS"] = "fast_unwind_on_malloc=0:abort_on_error=0:detect_leaks=1"
+    env["LSAN_OPTIONS"] = "suppressions=%s:print_suppressions=0" % os.path.join(HERE, "lsan.supp")
+    env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    return env
+
+
+def run(args, ranks=1, threads=1, timeout=120, mpirun=None):
+    """Runs yee; returns (returncode, stdout, stderr). ranks > 1 (or mpirun=True) uses mpirun."""
+    use_mpirun = ranks > 1 if mpirun is None else mpirun
+    cmd = [MPIEXEC, "-np", str(ranks), "--oversubscribe", "--bind-to", "none", YEE] if use_mpirun else [YEE]
+    p = subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
+                       env=env_for(threads))
+    return p.returncode, p.stdout, p.stderr
+
+
+def report(args, ranks=1, threads=1, timeout=120):
+    """Runs yee and returns its JSON report; fails loudly on a non-zero exit."""
+    rc, out, err = run(list(args) + ["--quiet"], ranks=ranks, threads=threads, timeout=timeout)
+    if rc != 0:
+        fail("yee %s (ranks=%d) exited %d: %s" % (" ".join(map(str, args)), ranks, rc, err.strip()[-2000:]))
+    check_no_sanitizer_report(err)
+    try:
+        return json.loads(out)
+    except json.JSONDecodeError as e:
+        fail("report is not JSON (%s): %r" % (e, out[:300]))
+
+
+def check_no_sanitizer_report(err):
+    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "SUMMARY: "):
+        if marker in err:
+            fail("sanitizer report:\n" + err[-3000:])
+
+
+def read_probes(path):
+    """CSV from --probe-out -> (times, [series per probe])."""
+    times, cols = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("step"):
+                continue
+            parts = line.strip().split(",")
+            times.append(float(parts[1]))
+            vals = [float(x) for x in parts[2:]]
+            if cols is None:
+                cols = [[] for _ in vals]
+            for c, v in zip(cols, vals):
+                c.append(v)
+    return times, cols
+
+
+failures = []
+
+
+def check(cond, msg):
+    print(("ok    " if cond else "FAIL  ") + msg)
+    if not cond:
+        failures.append(msg)
+
+
+def fail(msg):
+    print("FAIL  " + msg)
+    sys.exit(1)
+
+
+def finish():
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all checks passed")
