@@ -1,0 +1,95 @@
+"""`yeebench acceptance ...`: exit codes, one-line errors, files written atomically."""
+import json
+import os
+
+import pytest
+
+from yeebench.cli import main
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+REPORT = os.path.join(DATA, "reframe_report_acceptance.json")
+
+
+def run(capsys, *argv):
+    code = main(["acceptance", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_availability_pass_and_fail_exit_codes(capsys):
+    code, out, _ = run(capsys, "availability", os.path.join(DATA, "availability_30days_pass.csv"))
+    assert code == 0 and "PASS" in out and "EL = 99.44%" in out
+    code, out, _ = run(capsys, "availability", os.path.join(DATA, "availability_30days_fail.csv"),
+                       "--format", "json")
+    assert code == 1 and json.loads(out)["verdict"] == "FAIL"
+
+
+def test_availability_threshold_and_window_options(capsys):
+    log = os.path.join(DATA, "availability_30days_fail.csv")
+    assert run(capsys, "availability", log, "--threshold", "94%")[0] == 0
+    code, out, _ = run(capsys, "availability", log, "--days", "60")
+    assert code == 1 and "INSUFFICIENT" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["availability", "/nonexistent.csv"], "cannot read /nonexistent.csv"),
+    (["availability", os.path.join(DATA, "numactl_vm_one_node.txt")], "header lacks column(s)"),
+    (["availability", os.path.join(DATA, "availability_30days_pass.csv"), "--end", "1999-01-01"],
+     "no rows between"),
+    (["report", "/nonexistent.json"], "cannot read report"),
+    (["report", os.path.join(DATA, "availability_30days_pass.csv")], "not valid JSON"),
+    (["topology", "--check", "/nonexistent.yaml"], "cannot read"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv", [["availability", "x.csv", "--days", "0"],
+                                  ["availability", "x.csv", "--threshold", "101"],
+                                  ["availability", "x.csv", "--end", "yesterday"],
+                                  ["topology", "--record", "--check", "f"]])
+def test_bad_options_are_usage_errors(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(["acceptance", *argv])
+    assert exc.value.code == 2
+
+
+def test_report_html_is_written_atomically_and_self_contained(capsys, tmp_path):
+    out_file = tmp_path / "sub" / "acceptance.html"
+    code, out, err = run(capsys, "report", REPORT, "-o", str(out_file))
+    assert code == 0 and out.strip() == str(out_file)
+    assert "NOT ACCEPTABLE (3 passed, 1 failed, 1 skipped" in err
+    page = out_file.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
+    assert "n3: latency 9.1 us" in page and "no GPU: nvidia-smi not found" in page
+    assert "write_bandwidth = 0.147 GB/s" in page
+    assert [p.name for p in out_file.parent.iterdir()] == ["acceptance.html"]  # no temp file left
+
+
+def test_report_strict_and_json(capsys):
+    assert run(capsys, "report", REPORT, "--strict", "--format", "text")[0] == 1
+    code, out, _ = run(capsys, "report", REPORT, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["overall"] == "NOT ACCEPTABLE"
+    assert doc["counts"] == {"PASS": 3, "FAIL": 1, "SKIP": 1, "other": 0}
+
+
+def test_topology_record_and_check_round_trip(capsys, tmp_path):
+    code, out, _ = run(capsys, "topology", "--record", "--system", "s1", "--dir", str(tmp_path))
+    path = out.strip()
+    assert code == 0 and path == str(tmp_path / "s1.yaml")
+    code, out, _ = run(capsys, "topology", "--check", path)
+    assert code == 0 and out.startswith("PASS")
+    text = open(path).read().replace("cores: ", "cores: 1").replace("pus: ", "pus: 1")
+    open(path, "w").write(text)
+    code, out, _ = run(capsys, "topology", "--check", path)
+    assert code == 1 and "MISMATCH" in out and "FAIL" in out
+
+
+def test_topology_and_settings_print_this_node(capsys):
+    code, out, _ = run(capsys, "topology")
+    assert code == 0 and json.loads(out)["cores"] >= 1
+    code, out, _ = run(capsys, "settings", "--format", "json")
+    assert code == 0 and "kernel.randomize_va_space" in json.loads(out)["settings"]
