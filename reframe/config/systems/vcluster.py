@@ -1,0 +1,91 @@
+"""`vcluster`: the virtual Slurm cluster that `yeebench vcluster up` builds on one machine.
+
+Nodes are network namespaces (vc0, vc1, ... on 10.77.0.0/24) with their own slurmd; the login node is
+the head namespace, so ReFrame must run there:
+
+    yeebench vcluster up --nodes 2 --link-rate 1gbit
+    yeebench vcluster exec -- reframe -C reframe/config/settings.py -c reframe/checks --system vcluster -r
+    yeebench vcluster down
+
+Node count, CPUs per node and link rate are read from the running cluster's state.json
+($YEEBENCH_VCLUSTER_DIR, default /run/yeebench-vcluster); without a running cluster the defaults of
+`vcluster up` (2 nodes of 2 CPUs) describe it.
+"""
+import json
+import os
+
+_STATE = os.path.join(os.environ.get('YEEBENCH_VCLUSTER_DIR', '/run/yeebench-vcluster'), 'state.json')
+_SUBNET = '10.77.0.0/24'
+
+
+def _cluster_facts():
+    try:
+        with open(_STATE) as f:
+            layout = json.load(f)['layout']
+        return (len(layout['nodes']), int(layout['cpus_per_node']), layout['nodes'][0]['cpus'],
+                layout.get('link_rate_bps'), bool(layout.get('cpus_shared')))
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return 2, 2, [0, 1], None, False
+
+
+_nodes, _cpus, _node0_cpus, _rate, _shared = _cluster_facts()
+
+
+def _mask(cpus):
+    return hex(sum(1 << c for c in cpus))
+
+
+# One virtual node: the CPUs `vcluster up` gave it (node 0's host CPU numbers; other nodes have the
+# same count), one socket and one NUMA node, one hardware thread per core.
+_processor = {
+    'num_cpus': _cpus, 'num_cpus_per_core': 1, 'num_sockets': 1, 'num_cpus_per_socket': _cpus,
+    'topology': {'numa_nodes': [_mask(_node0_cpus)], 'sockets': [_mask(_node0_cpus)],
+                 'cores': [_mask([c]) for c in _node0_cpus]},
+}
+
+# Open MPI over TCP, restricted to the cluster's own subnet (the namespaces also have loopback).
+_env_vars = [
+    ['OMPI_MCA_btl_tcp_if_include', _SUBNET],
+    ['OMPI_MCA_oob_tcp_if_include', _SUBNET],
+    ['OMPI_ALLOW_RUN_AS_ROOT', '1'],            # the virtual cluster's daemons run as root
+    ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1'],
+]
+
+_extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
+           'cpus_shared': _shared}
+
+
+def _partition(name, launcher, descr, env_vars):
+    return {
+        'name': name,
+        'descr': descr,
+        # This Slurm has no accounting database (slurmdbd), so `sacct` cannot report job states:
+        # ReFrame's 'squeue' scheduler polls squeue instead of the default 'slurm' one.
+        'scheduler': 'squeue',
+        'launcher': launcher,
+        'access': ['--partition=vc'],
+        'environs': ['host'],
+        'max_jobs': 1,              # performance jobs must not share the virtual nodes' CPUs
+        'time_limit': '10m',
+        'features': ['mpi', 'slurm', 'vcluster', 'hwloc'],
+        'env_vars': _env_vars + env_vars,
+        'processor': _processor,
+        'extras': dict(_extras),
+    }
+
+
+system = {
+    'name': 'vcluster',
+    'descr': (f'Virtual Slurm cluster: {_nodes} network-namespace nodes x {_cpus} CPUs'
+              f'{" (sharing host CPUs)" if _shared else ""}, '
+              f'{"%g Gbit/s" % (_rate / 1e9) if _rate else "unshaped"} links'),
+    'hostnames': [r'^vc-head$'],    # `yeebench vcluster exec` runs commands as host vc-head
+    'modules_system': 'nomod',
+    'partitions': [
+        # SLURM_MPI_TYPE=pmix is `srun --mpi=pmix` for every step (pmi2 does not start Open MPI 4 here).
+        _partition('srun', 'srun', 'srun --mpi=pmix launches the Open MPI ranks',
+                   [['SLURM_MPI_TYPE', 'pmix']]),
+        _partition('mpirun', 'mpirun', "Open MPI's mpirun inside the allocation (orted started by srun)",
+                   []),
+    ],
+}

@@ -1,0 +1,133 @@
+"""`yeebench vcluster up|down|status|exec|preflight`: a virtual Slurm cluster on this machine."""
+import argparse
+import json
+import os
+import sys
+
+from . import cluster, preflight
+from .layout import DEFAULT_STATE_DIR, LayoutError, make_layout
+
+ENV_STATE_DIR = "YEEBENCH_VCLUSTER_DIR"
+
+
+def _state_dir(args) -> str:
+    return os.path.abspath(args.state_dir or os.environ.get(ENV_STATE_DIR) or DEFAULT_STATE_DIR)
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+def cmd_up(args) -> int:
+    from yeebench.cli import UsageError
+    try:
+        layout = make_layout(args.nodes, args.cpus_per_node, args.link_rate, cluster.host_cpus(),
+                             state_dir=_state_dir(args), memory_mb=args.memory_mb)
+    except LayoutError as err:
+        raise UsageError(str(err))
+    reason = preflight.check(shaping=layout.link_rate_bps is not None)
+    if reason:
+        print(f"yeebench vcluster: cannot run here: {reason}", file=sys.stderr)
+        return 2
+    if layout.cpus_shared:
+        print(f"vcluster: note: {len(layout.nodes)} nodes x {layout.cpus_per_node} CPUs exceed the "
+              f"{len(cluster.host_cpus())} host CPUs, so nodes share CPUs", file=sys.stderr)
+    try:
+        seconds = cluster.up(layout)
+    except cluster.ClusterError as err:
+        print(f"yeebench vcluster up: error: {err}", file=sys.stderr)
+        return 1
+    rate = f"{layout.link_rate_bps / 1e9:g} Gbit/s links" if layout.link_rate_bps else "unshaped links"
+    print(f"vcluster up in {seconds:.1f} s: {len(layout.nodes)} nodes "
+          f"({', '.join(f'{n.name}={n.addr} cpus {n.cpus}' for n in layout.nodes)}), {rate}")
+    print(f"  run commands on the head node:  yeebench vcluster exec -- sinfo")
+    print(f"  SLURM_CONF={layout.slurm_conf}")
+    return 0
+
+
+def cmd_down(args) -> int:
+    if os.geteuid() != 0:
+        print("yeebench vcluster: cannot run here: needs root to remove namespaces", file=sys.stderr)
+        return 2
+    cluster.down(_state_dir(args))
+    return 0
+
+
+def cmd_status(args) -> int:
+    info = cluster.status(_state_dir(args))
+    if args.json:
+        print(json.dumps(info, indent=1))
+    elif not info["up"]:
+        left = f" (left-over namespaces: {', '.join(info['namespaces'])})" if info["namespaces"] else ""
+        print(f"vcluster: down{left}")
+    else:
+        rate = info["link_rate_bps"]
+        print(f"vcluster: {info['phase']}, links {'%g Gbit/s' % (rate / 1e9) if rate else 'unshaped'}, "
+              f"SLURM_CONF={info['slurm_conf']}")
+        for name, d in info["daemons"].items():
+            print(f"  {name:<14} pid {d['pid']:<8} {'running' if d['alive'] else 'NOT RUNNING'}")
+        for name, n in info["nodes"].items():
+            print(f"  node {name:<9} {n['addr']:<12} cpus {','.join(map(str, n['cpus'])):<10} {n['state'] or '?'}")
+    healthy = info["up"] and all(d["alive"] for d in info["daemons"].values()) \
+        and all(n["state"] in ("idle", "alloc", "mix", "comp") for n in info["nodes"].values())
+    return 0 if healthy else 1
+
+
+def cmd_exec(args) -> int:
+    from yeebench.cli import UsageError
+    argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    if not argv:
+        raise UsageError("exec needs a command, e.g. `yeebench vcluster exec -- sinfo`")
+    try:
+        return cluster.exec_on_head(_state_dir(args), argv)
+    except cluster.ClusterError as err:
+        raise UsageError(str(err))
+
+
+def cmd_preflight(args) -> int:
+    reason = preflight.check(shaping=True)
+    if reason:
+        print(f"vcluster preflight: {reason}")
+        return 2
+    print("vcluster preflight: this machine can host a virtual cluster")
+    return 0
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "vcluster", help="virtual Slurm cluster on this machine (network namespaces as nodes)",
+        description="A Slurm cluster made of network namespaces on this machine: one bridge, N nodes "
+                    "on 10.77.0.0/24, real munge/slurmctld/slurmd. Needs root.")
+    parser.set_defaults(func=lambda a: (parser.print_help(), 2)[1])
+    sub = parser.add_subparsers(dest="vcluster_command", metavar="ACTION")
+
+    def add(name, func, help_text):
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--state-dir", help=f"where configs, logs and state live (default ${ENV_STATE_DIR} "
+                                           f"or {DEFAULT_STATE_DIR})")
+        p.set_defaults(func=func)
+        return p
+
+    p = add("up", cmd_up, "create the namespaces, start munge, slurmctld and one slurmd per node, "
+                          "wait until the nodes are idle")
+    p.add_argument("--nodes", type=_positive_int, default=2, help="number of nodes (default 2)")
+    p.add_argument("--cpus-per-node", type=_positive_int, default=None,
+                   help="CPUs per node (default: host CPUs / nodes, at least 2; nodes share CPUs "
+                        "when the host has too few)")
+    p.add_argument("--link-rate", default="none",
+                   help="rate limit of each node's link, e.g. 1gbit, 10gbit, or none (default none)")
+    p.add_argument("--memory-mb", type=_positive_int, default=1024, help="RealMemory per node (default 1024)")
+    add("down", cmd_down, "stop everything `up` started and remove namespaces, cgroups and the state dir "
+                          "(safe to run twice or after a crash)")
+    p = add("status", cmd_status, "show daemons and node states; exit 0 only when the cluster is healthy")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("exec", cmd_exec, "run a command on the head node (switch namespace, SLURM_CONF set), "
+                              "e.g. `yeebench vcluster exec -- reframe ...`")
+    p.add_argument("argv", nargs=argparse.REMAINDER, help="command and its arguments")
+    add("preflight", cmd_preflight, "check root, commands and kernel features; exit 2 with the reason if absent")

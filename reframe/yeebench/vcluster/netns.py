@@ -1,0 +1,65 @@
+"""The virtual network: a switch namespace holding a bridge, one namespace per node, veth links.
+
+Addresses live only inside namespaces created here; the host's own interfaces are never touched.
+"""
+import os
+from typing import List
+
+from .layout import HEAD_ADDR, NETNS_PREFIX, SWITCH_NETNS, Layout, tbf_burst_bytes
+from .sysrun import run
+
+BRIDGE = "br0"
+NETNS_DIR = "/run/netns"
+
+
+def existing_namespaces() -> List[str]:
+    """Our namespaces that exist now (also those left by a crashed run)."""
+    try:
+        return sorted(n for n in os.listdir(NETNS_DIR) if n.startswith(NETNS_PREFIX))
+    except FileNotFoundError:
+        return []
+
+
+def netns_path(name: str) -> str:
+    return os.path.join(NETNS_DIR, name)
+
+
+def create(layout: Layout) -> None:
+    run(["ip", "netns", "add", SWITCH_NETNS])
+    sw = ["ip", "-n", SWITCH_NETNS]
+    run(sw + ["link", "set", "lo", "up"])
+    run(sw + ["link", "add", BRIDGE, "type", "bridge"])
+    run(sw + ["addr", "add", f"{HEAD_ADDR}/24", "dev", BRIDGE])
+    run(sw + ["link", "set", BRIDGE, "up"])
+    for node in layout.nodes:
+        run(["ip", "netns", "add", node.netns])
+        nd = ["ip", "-n", node.netns]
+        run(nd + ["link", "set", "lo", "up"])
+        # Create the pair directly inside the two namespaces: no interface ever appears on the host.
+        run(["ip", "-n", SWITCH_NETNS, "link", "add", node.veth_switch, "type", "veth",
+             "peer", "name", "eth0", "netns", node.netns])
+        run(sw + ["link", "set", node.veth_switch, "master", BRIDGE])
+        run(sw + ["link", "set", node.veth_switch, "up"])
+        run(nd + ["addr", "add", f"{node.addr}/24", "dev", "eth0"])
+        run(nd + ["link", "set", "eth0", "up"])
+        if layout.link_rate_bps:
+            shape_link(layout, node)
+
+
+def shape_link(layout: Layout, node) -> None:
+    """Token-bucket shaping on both veth ends, so each direction of node<->switch is limited."""
+    rate = f"{int(layout.link_rate_bps)}bit"
+    burst = str(tbf_burst_bytes(layout.link_rate_bps))
+    for ns, dev in ((node.netns, "eth0"), (SWITCH_NETNS, node.veth_switch)):
+        run(["tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate,
+             "burst", burst, "latency", "100ms"])
+
+
+def namespace_pids(name: str) -> List[int]:
+    proc = run(["ip", "netns", "pids", name], check=False)
+    return [int(p) for p in proc.stdout.split() if p.isdigit()]
+
+
+def delete(name: str) -> None:
+    """Deleting a namespace removes its interfaces (veth pairs, the bridge) with it."""
+    run(["ip", "netns", "delete", name], check=False)
