@@ -8,6 +8,7 @@
 
 #include "expect.h"
 #include "json.h"
+#include "launcher.h"
 #include "numa_query.h"
 #include "output.h"
 #include "placement.h"
@@ -191,23 +192,22 @@ static void check_my_host(const options *o, const mb_placement *mine, int tmax, 
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-
     options o;
     char err[256] = "";
     int parsed = parse_options(argc, argv, &o, err, sizeof err);
-    if (parsed) {
-        if (rank == 0) {
+    if (parsed) { /* answered before MPI starts; under a launcher only its rank 0 speaks */
+        if (mb_launcher_rank() == 0) {
             if (parsed == 1) fputs(usage, stdout);
             else if (parsed == 3) printf("affinity %s\n", MB_VERSION);
             else fprintf(stderr, "affinity: error: %s\n", err);
         }
-        MPI_Finalize();
         return parsed == 2 ? 2 : 0;
     }
+
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
 
     int tmax = omp_get_max_threads();
     MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
