@@ -17,7 +17,8 @@ from yeebench.acceptance.rfm import SOURCES, AcceptanceMixin, last_line, span_al
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import locate
 from yeebench.parsers import ParseError
-from yeebench.parsers.jsonreport import numa_bw_triad, parse_probe, parse_yee, yee_problems
+from yeebench.parsers.jsonreport import (find_json_objects, numa_bw_triad, parse_probe, parse_yee,
+                                         yee_problems)
 from yeebench.placement import packed_openmpi_options
 
 
@@ -31,6 +32,8 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
     yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 40 --precision f32 --quiet")
     #: numa-bw problem: bytes per array.
     numa_bw_opts = variable(str, value="--size 33554432")
+    #: Runs per point; the best counts (short runs on a busy node are noisy).
+    repeats = variable(int, value=3)
     #: Marginal efficiency under which the knee is placed.
     knee_threshold = variable(float, value=0.5)
     executable = "true"
@@ -43,7 +46,7 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
                                                 "or PATH (run `make build`)")
         cores = self.node_topology.num_cores
         self.counts = scaling.powers_of_two_upto(cores)
-        self.modes = ["threads", "processes"] if self.program == "yee" else ["threads"]
+        self.modes = ["threads", "processes"]
         self.num_tasks = cores  # the allocation holds the largest process run
         self.num_tasks_per_node = cores
         self.job.launcher = getlauncher("local")()  # the runs below launch themselves
@@ -53,11 +56,13 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
                 ranks, threads = (1, n) if mode == "threads" else (n, 1)
                 env = f"OMP_NUM_THREADS={threads} OMP_PLACES=cores OMP_PROC_BIND=close"
                 prefix = self._prefix(ranks, threads, cores)
-                if self.program == "yee":
-                    run = f"{binary} {self.yee_opts} --threads {threads} --report {mode}_{n}.json"
-                else:
-                    run = f"{binary} {self.numa_bw_opts} --threads {threads} > {mode}_{n}.json"
-                cmds.append(f"env {env} {prefix} {run}".replace("  ", " "))
+                for r in range(self.repeats):
+                    out = f"{mode}_{n}_{r}.json"
+                    if self.program == "yee":
+                        run = f"{binary} {self.yee_opts} --threads {threads} --report {out}"
+                    else:
+                        run = f"{binary} {self.numa_bw_opts} --threads {threads} > {out}"
+                    cmds.append(f"env {env} {prefix} {run}".replace("  ", " "))
         self.prerun_cmds = cmds
 
     def _prefix(self, ranks, threads, cores):
@@ -68,8 +73,19 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
         return ""
 
     def _fom(self, mode, n):
-        with open(os.path.join(self.stagedir, f"{mode}_{n}.json")) as f:
+        """Best FOM of the repeats at one point."""
+        return max(self._fom_of(f"{mode}_{n}_{r}.json") for r in range(self.repeats))
+
+    def _fom_of(self, name):
+        with open(os.path.join(self.stagedir, name)) as f:
             text = f.read()
+        if self.program == "numa-bw" and name.startswith("processes_"):
+            # independent copies side by side: the node's bandwidth is their sum
+            ranks = int(name.split("_")[1])
+            reports = [o for o in find_json_objects(text) if o.get("program") == "numa-bw"]
+            if len(reports) != ranks or not all(r.get("valid") is True for r in reports):
+                raise ParseError(f"{len(reports)} valid numa-bw report(s) from {ranks} processes")
+            return sum(numa_bw_triad(r) for r in reports)
         if self.program == "yee":
             report = parse_yee(text)
             problems = yee_problems(report)
