@@ -92,10 +92,12 @@ CSS = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:72em;color:#222}
 h1{font-size:1.5em;margin-bottom:.2em} .meta{color:#555;font-size:.9em}
 .headline{font-size:1.3em;font-weight:bold;padding:.4em .8em;display:inline-block;border-radius:4px;margin:.6em 0}
-table{border-collapse:collapse;width:100%;font-size:.9em} th,td{border:1px solid #ccc;padding:.35em .5em;vertical-align:top;text-align:left}
+table{border-collapse:collapse;width:100%;font-size:.9em;table-layout:fixed}
+th,td{border:1px solid #ccc;padding:.35em .5em;vertical-align:top;text-align:left;overflow-wrap:anywhere}
+col.v{width:6em} col.c{width:17em} col.w{width:12em} col.f{width:16em}
 th{background:#f2f2f2} .PASS{background:#dff0d8} .FAIL,.ABORTED,.NOT{background:#f2dede} .SKIP{background:#fcf8e3}
 .ACCEPTABLE{background:#dff0d8} details{margin-top:.3em} details li{font-family:monospace;font-size:.85em}
-td.num{text-align:right;white-space:nowrap} .sign td{height:2.5em}
+.sign td{height:2.5em} ul.failures li{margin:.2em 0}
 """
 
 
@@ -119,7 +121,13 @@ def as_html(summary, title="Acceptance report"):
         rows.append(f"<tr><td class='{esc(case['verdict'].split()[0])}'><b>{esc(case['verdict'])}</b></td>"
                     f"<td><b>{esc(case['name'])}</b><br><small>{esc(case['description'])}</small></td>"
                     f"<td>{esc(case['where'])}</td><td>{esc(case['reason'])}{details}</td>"
-                    f"<td class='num'>{foms}</td></tr>")
+                    f"<td>{foms}</td></tr>")
+    failing = [c for c in summary["cases"] if c["verdict"] not in ("PASS", "SKIP")]
+    failures = ""
+    if failing:
+        items = "".join(f"<li><b>{esc(c['name'])}</b> [{esc(c['where'])}]: {esc(c['reason'])}</li>"
+                        for c in failing)
+        failures = f"<h2>Not passed</h2><ul class='failures'>{items}</ul>"
     body = "\n".join(rows) or "<tr><td colspan='5'>no acceptance checks in the report(s)</td></tr>"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title><style>{CSS}</style></head>
@@ -131,11 +139,14 @@ def as_html(summary, title="Acceptance report"):
 f", {c['other']} other" if c['other'] else ""}</div>
 <p>Every acceptance check with its verdict and reason; skipped checks say what this system lacks.
 Figures of merit are as measured in this run.</p>
-<table><tr><th>Verdict</th><th>Check</th><th>Where</th><th>Reason</th><th>Figures of merit</th></tr>
+{failures}
+<h2>All checks</h2>
+<table><colgroup><col class="v"><col class="c"><col class="w"><col><col class="f"></colgroup>
+<tr><th>Verdict</th><th>Check</th><th>Where</th><th>Reason</th><th>Figures of merit</th></tr>
 {body}
 </table>
 <h2>Sign-off</h2>
-<table class="sign"><tr><th>Role</th><th>Name</th><th>Signature</th><th>Date</th></tr>
+<table class="sign" style="table-layout:auto"><tr><th>Role</th><th>Name</th><th>Signature</th><th>Date</th></tr>
 <tr><td>Site</td><td></td><td></td><td></td></tr><tr><td>Vendor</td><td></td><td></td><td></td></tr></table>
 </body></html>
 """
