@@ -9,7 +9,7 @@ baseline and each candidate. The injected work changes the time metrics
 is unchanged by design. For each time metric the table counts the trials where
 compare classified it 'regressed' (and exited 1).
 
-    .venv/bin/python results/gate/gate_benchmark.py --trials 20 --repeats 7 --out /tmp/gate-bench
+    .venv/bin/python results/gate/gate_benchmark.py --trials 20 --repeats 5 --out /tmp/gate-bench
 
 Writes a Markdown table (and per-trial JSON) under --out; the table in
 results/README.md came from this script.
@@ -44,17 +44,18 @@ def compare(baseline, candidate):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=20)
-    parser.add_argument("--repeats", type=int, default=7, help="repeats per run (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=5, help="repeats per run (default: %(default)s)")
     parser.add_argument("--levels", default="0,0.1,0.2", help="injected extra work fractions")
     parser.add_argument("--nx", type=int, default=None)
     parser.add_argument("--base-steps", type=int, default=None)
     parser.add_argument("--out", default="gate-benchmark", help="output folder (runs, trials.json, table.md)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--binary", help="solver binary (default: yee from the install prefix or PATH)")
     args = parser.parse_args()
     levels = [float(x) for x in args.levels.split(",")]
     out = Path(args.out)
     results_dir = out / "runs"
-    binary = common.find_workload(out / "bin")
+    binary = args.binary or common.find_workload(out / "bin")
     rng = random.Random(args.seed)
     trials = []
     started = time.time()

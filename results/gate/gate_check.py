@@ -28,9 +28,9 @@ class GateSolverRun(rfm.RunOnlyRegressionTest):
     #: Solver binary: yee, or the fallback results/gate/stencil built from stencil.c
     binary = variable(str, value="yee")
     #: Grid edge (cells); the run is nx^3 cells
-    nx = variable(int, value=48, loggable=True)
+    nx = variable(int, value=32, loggable=True)
     #: Time steps of an unmodified run
-    base_steps = variable(int, value=1000, loggable=True)
+    base_steps = variable(int, value=5000, loggable=True)
     #: Injected extra work as a fraction of base_steps (0.1 = 10 % more steps); not a row parameter
     extra_work = variable(float, value=0.0)
     threads = variable(int, value=1, loggable=True)

@@ -66,7 +66,13 @@ def cmd_compare(args):
     from yeebench.results import compare, formats, sources
     baseline = sources.load_sources(args.baseline)
     candidate = sources.load_sources(args.candidate)
-    results = compare.compare_rows(baseline.rows, candidate.rows, threshold=args.threshold,
+    base_rows, cand_rows = baseline.rows, candidate.rows
+    if args.metric:
+        base_rows = compare.select_metrics(base_rows, args.metric)
+        cand_rows = compare.select_metrics(cand_rows, args.metric)
+        if not base_rows and not cand_rows:
+            raise ResultsError(f"no metric matches {' '.join(args.metric)}")
+    results = compare.compare_rows(base_rows, cand_rows, threshold=args.threshold,
                                    alpha=args.alpha, z=args.z, ignore=tuple(args.ignore))
     counts = compare.summary(results)
     header = [f"baseline:  {baseline.label}", f"candidate: {candidate.label}",
@@ -75,7 +81,7 @@ def cmd_compare(args):
     if args.format == "json":
         text = formatter(results, counts, header, settings={
             "baseline": baseline.label, "candidate": candidate.label, "threshold": args.threshold,
-            "alpha": args.alpha, "z": args.z, "ignore": args.ignore})
+            "alpha": args.alpha, "z": args.z, "ignore": args.ignore, "metric": args.metric})
     else:
         text = formatter(results, counts, header)
     if args.output:
@@ -83,7 +89,7 @@ def cmd_compare(args):
         atomic_write_text(args.output, text)
     else:
         sys.stdout.write(text)
-    if not args.output and args.format != "table" or args.output:
+    if args.output or args.format != "table":
         print(f"compare: {formats.summary_line(counts)}", file=sys.stderr)
     if counts["regressed"]:
         return 1
@@ -158,6 +164,8 @@ def register(subparsers):
     p.add_argument("--ignore", action="append", default=[], metavar="FIELD",
                    help="drop a field from the match key: system, partition, environ or parameters.NAME "
                         "(repeatable; e.g. --ignore parameters.binding to compare two bindings)")
+    p.add_argument("--metric", action="append", default=[], metavar="PATTERN",
+                   help="compare only metrics matching this shell pattern (repeatable; default: all)")
     p.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table")
     p.add_argument("-o", "--output", help="write the comparison to this file instead of stdout")
     p.add_argument("--fail-on-missing", action="store_true", help="exit 1 also when a metric is missing")

@@ -16,6 +16,7 @@ possible, or p <= alpha); 'improved' symmetrically; 'unchanged' otherwise;
 'missing' when one side has no rows for it. Unknown direction: 'changed' or
 'unchanged', never a failure.
 """
+import fnmatch
 import math
 from collections import OrderedDict
 
@@ -38,6 +39,11 @@ def row_key(row, ignore=()):
     params = {k: v for k, v in row["parameters"].items() if f"parameters.{k}" not in ignore}
     fields = [row[f] if f not in ignore else "*" for f in ("system", "partition", "environ")]
     return tuple(fields) + (row["check"], parameter_text(params), row["metric"])
+
+
+def select_metrics(rows, patterns):
+    """Rows whose metric matches any of the shell patterns."""
+    return [r for r in rows if any(fnmatch.fnmatchcase(r["metric"], p) for p in patterns)]
 
 
 def group_rows(rows, ignore=()):

@@ -3,6 +3,7 @@
 Each probe runs one short command with a timeout and returns None when the tool
 is missing or fails; the caller marks these figures with source 'ingest-host'.
 """
+import functools
 import hashlib
 import os
 import re
@@ -34,6 +35,7 @@ def git_state(directory):
     return sha.strip(), (bool(status.strip()) if status is not None else None)
 
 
+@functools.lru_cache(maxsize=None)  # the host does not change within a process
 def mpi_version():
     out = _run(["ompi_info", "--version"])
     if out and out.strip():
@@ -42,6 +44,7 @@ def mpi_version():
     return out.strip().splitlines()[0].strip() if out and out.strip() else None
 
 
+@functools.lru_cache(maxsize=None)
 def ucx_version():
     out = _run(["ucx_info", "-v"])
     if not out:
@@ -50,6 +53,7 @@ def ucx_version():
     return f"UCX {match.group(1)}" if match else None
 
 
+@functools.lru_cache(maxsize=None)
 def compiler_version():
     for cc in (os.environ.get("CXX"), "c++", "g++", "cc"):
         if cc:
@@ -71,6 +75,7 @@ def _as_int(text):
         return None
 
 
+@functools.lru_cache(maxsize=None)
 def topology():
     """sockets, cores, cpus, NUMA nodes and the NUMA distance matrix (lscpu + numactl)."""
     topo = {"sockets": None, "cores": None, "cpus": None, "numa_nodes": None,

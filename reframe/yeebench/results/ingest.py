@@ -7,6 +7,7 @@ is written, and the run directory appears atomically or not at all.
 """
 import datetime
 import os
+import platform
 import re
 import socket
 from collections import defaultdict
@@ -117,15 +118,12 @@ def build_provenance(report, run_id, system, rows, cases):
 
     software = {"source": "ingest-host", "compiler": host_info.compiler_version(),
                 "mpi": host_info.mpi_version(), "ucx": host_info.ucx_version(),
-                "python": None}
+                "python": platform.python_version()}
     if yee_build and yee_build.get("compiler"):
         software["compiler"] = yee_build["compiler"]
         software["compiler_source"] = "output-files"
-    import platform
-    software["python"] = platform.python_version()
 
-    topo = host_info.topology()
-    topo["source"] = "ingest-host"
+    topo = dict(host_info.topology(), source="ingest-host")
 
     spack_lock = None
     repo_dir = _git_directory(report)

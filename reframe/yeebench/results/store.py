@@ -19,12 +19,20 @@ PROVENANCE_FILE = "provenance.json"
 REPORT_FILE = "report.json"
 
 
+def _default_file_mode():
+    """0666 minus the umask: what open() would have given the file (mkstemp gives 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def atomic_write_text(path, text):
     """Write text to path via a temporary file in the same directory and a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _default_file_mode())
         with os.fdopen(fd, "w") as fp:
             fp.write(text)
             fp.flush()
@@ -41,6 +49,7 @@ def atomic_write_bytes(path, data):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, _default_file_mode())
         with os.fdopen(fd, "wb") as fp:
             fp.write(data)
             fp.flush()
@@ -74,7 +83,7 @@ def write_run(run_dir, rows, provenance, report_text):
                 fp.write(text)
                 fp.flush()
                 os.fsync(fp.fileno())
-        os.chmod(tmp_dir, 0o755)
+        os.chmod(tmp_dir, 0o777 & ~(_default_file_mode() ^ 0o666))
         try:
             # rename(2) onto an existing non-empty directory fails: no overwrite even in a race
             os.rename(tmp_dir, run_dir)

@@ -1,0 +1,338 @@
+"""`yeebench results plot`: PNG figures chosen from the rows' checks, metrics and parameters.
+
+Each figure family claims the rows it understands; every row left over still
+appears in a generic bar chart per (check, metric), so a run of unknown checks
+is plotted too. Points are medians of the repeats, error bars span min..max;
+a baseline, when given, is drawn dashed (lines) or hatched (bars).
+"""
+import math
+import re
+from collections import OrderedDict, defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+from yeebench.results import stats  # noqa: E402
+from yeebench.results.store import atomic_write_bytes  # noqa: E402
+
+_SIZE_METRIC = re.compile(r"^(?P<kind>latency|lat|bandwidth|bw)[_-]?(?P<size>\d+(?:\.\d+)?)(?P<unit>B|kB|KB|KiB|MB|MiB)?$",
+                          re.I)
+_SIZE_FACTORS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 2**20}
+_SIZE_PARAMS = ("size", "message_size", "msg_size", "bytes")
+_RANK_PARAMS = ("ranks", "num_tasks", "nodes")
+_BINDING_PARAMS = ("binding", "placement", "bind")
+_POLICY_PARAMS = ("policy", "mempolicy", "numa", "numa_policy")
+_COLLECTIVE = re.compile(r"collective|allreduce|bcast|broadcast|alltoall|allgather|reduce|barrier", re.I)
+_NUMA_METRIC = re.compile(r"^(triad|copy|scale|add)(_|$)", re.I)
+
+
+def _median(values):
+    return stats.median(values)
+
+
+def _kind(metric):
+    name = metric.lower()
+    if name.startswith(("latency", "lat")):
+        return "latency"
+    if name.startswith(("bandwidth", "bw")):
+        return "bandwidth"
+    return None
+
+
+def message_size(row):
+    """Message size in bytes from the metric name (latency_1024B) or a size parameter; None if absent."""
+    match = _SIZE_METRIC.match(row["metric"])
+    if match:
+        return float(match.group("size")) * _SIZE_FACTORS[(match.group("unit") or "B").lower()]
+    if _kind(row["metric"]):
+        for key in _SIZE_PARAMS:
+            try:
+                return float(row["parameters"][key])
+            except (KeyError, TypeError, ValueError):
+                continue
+    return None
+
+
+def _label(params, drop=()):
+    parts = [f"{k}={v}" for k, v in sorted(params.items()) if k not in drop]
+    return ", ".join(parts) or "default"
+
+
+def _first(params, keys):
+    for key in keys:
+        if key in params and params[key] is not None:
+            return key, params[key]
+    return None, None
+
+
+class _Series:
+    """Values collected per (series label, x) for one source."""
+
+    def __init__(self):
+        self.points = defaultdict(lambda: defaultdict(list))
+
+    def add(self, label, x, value):
+        self.points[label][x].append(value)
+
+    def lines(self):
+        for label, by_x in self.points.items():
+            xs = sorted(by_x)
+            yield label, xs, [_median(by_x[x]) for x in xs], [min(by_x[x]) for x in xs], [max(by_x[x]) for x in xs]
+
+
+def _finish(fig, ax, title, xlabel, ylabel, path, legend=True):
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    if legend and ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    import io
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    atomic_write_bytes(path, buffer.getvalue())
+    return path
+
+
+def _safe(text):
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "plot"
+
+
+def _sources(runs, baseline):
+    items = [(run.label, run.rows, False) for run in runs]
+    if baseline is not None:
+        items.append((f"baseline {baseline.label}", baseline.rows, True))
+    return items
+
+
+def _plot_lines(ax, series_by_source, log=True):
+    for source_label, series, is_baseline in series_by_source:
+        for label, xs, ys, lo, hi in series.lines():
+            name = label if len(series_by_source) == 1 else f"{label} [{source_label}]"
+            err = [[y - a for y, a in zip(ys, lo)], [b - y for y, b in zip(ys, hi)]]
+            ax.errorbar(xs, ys, yerr=err, marker="o", markersize=3, capsize=2, label=name,
+                        linestyle="--" if is_baseline else "-", alpha=0.6 if is_baseline else 1.0)
+    if log:
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+
+
+def _pt2pt_and_collectives(sources, out, used):
+    """Latency/bandwidth vs size (pt2pt) and collective latency vs size with the alpha-beta bound."""
+    written = []
+    groups = OrderedDict()  # (family, check, kind, unit) -> [(source, row)]
+    for src_index, (_, rows, _) in enumerate(sources):
+        for i, row in enumerate(rows):
+            size = message_size(row)
+            if size is None:
+                continue
+            is_coll = bool(_COLLECTIVE.search(row["check"])) or "collective" in row["parameters"] \
+                or "implementation" in row["parameters"]
+            family = "collective" if is_coll else "pt2pt"
+            groups.setdefault((family, row["check"], _kind(row["metric"]), row["unit"]), []).append((src_index, row))
+            used.add((src_index, i))
+    alpha_beta = _alpha_beta(sources[0][1]) if sources else None
+    for (family, check, kind, unit), members in groups.items():
+        per_source = []
+        for src_index, (src_label, _, is_baseline) in enumerate(sources):
+            series = _Series()
+            for s, row in members:
+                if s == src_index:
+                    placement = row["parameters"].get("placement") or row["parameters"].get("nodes") or ""
+                    label = _label({k: v for k, v in row["parameters"].items() if k not in _SIZE_PARAMS})
+                    if placement and "placement" not in label:
+                        label = f"{label}, {placement}"
+                    series.add(label, message_size(row), row["value"])
+            if series.points:
+                per_source.append((src_label, series, is_baseline))
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        _plot_lines(ax, per_source)
+        title = f"{check}: {kind or 'figure'} vs message size"
+        if family == "collective" and kind == "latency" and alpha_beta:
+            _draw_alpha_beta(ax, members, alpha_beta, unit)
+            title += " (dotted: alpha-beta bound)"
+        elif family == "pt2pt":
+            title += " (intra- vs inter-node by placement)"
+        path = Path(out) / f"{family}_{_safe(check)}_{kind or 'metric'}.png"
+        written.append(_finish(fig, ax, title, "message size [B]", f"{kind or 'value'} [{unit}]", path))
+    return written
+
+
+_US = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}
+
+
+def _alpha_beta(rows):
+    """alpha (us, smallest-message pt2pt latency) and beta (us per byte, 1/peak bandwidth) from pt2pt rows."""
+    latencies, bandwidths = [], []
+    for row in rows:
+        if _COLLECTIVE.search(row["check"]) or "implementation" in row["parameters"]:
+            continue
+        kind = _kind(row["metric"])
+        size = message_size(row)
+        if kind == "latency" and size is not None and row["unit"] in _US:
+            latencies.append((size, row["value"] * _US[row["unit"]]))
+        elif kind == "bandwidth" and row["unit"] in ("MB/s", "GB/s"):
+            bandwidths.append(row["value"] * (1e6 if row["unit"] == "MB/s" else 1e9))
+    if not latencies or not bandwidths:
+        return None
+    smallest = min(s for s, _ in latencies)
+    alpha = min(v for s, v in latencies if s == smallest)
+    beta = 1e6 / max(bandwidths)  # us per byte
+    return alpha, beta
+
+
+def _draw_alpha_beta(ax, members, alpha_beta, unit):
+    """Lower bound of an allreduce-like collective on p ranks: ceil(log2 p) alpha + 2 (p-1)/p m beta."""
+    alpha, beta = alpha_beta
+    scale = 1.0 / _US.get(unit, 1.0)
+    ranks = set()
+    for _, row in members:
+        _, p = _first(row["parameters"], _RANK_PARAMS)
+        try:
+            ranks.add(int(p))
+        except (TypeError, ValueError):
+            continue
+    sizes = sorted({message_size(row) for _, row in members})
+    for p in sorted(ranks) or [2]:
+        if p < 2:
+            continue
+        bound = [(math.ceil(math.log2(p)) * alpha + 2 * (p - 1) / p * m * beta) * scale for m in sizes]
+        ax.plot(sizes, bound, linestyle=":", color="black", label=f"alpha-beta bound, p={p}")
+
+
+def _solver(sources, out, used):
+    """Mcells/s per binding x NUMA policy (lines vs ranks when ranks vary) and scaling efficiency."""
+    written = []
+    groups = OrderedDict()
+    for src_index, (_, rows, _) in enumerate(sources):
+        for i, row in enumerate(rows):
+            if (src_index, i) in used or "mcells" not in row["metric"].lower():
+                continue
+            groups.setdefault((row["check"], row["metric"], row["unit"]), []).append((src_index, row))
+            used.add((src_index, i))
+    for (check, metric, unit), members in groups.items():
+        rank_values = {_first(r["parameters"], _RANK_PARAMS)[1] for _, r in members}
+        vary_ranks = len(rank_values - {None}) >= 2
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        if vary_ranks:
+            per_source = []
+            for src_index, (src_label, _, is_baseline) in enumerate(sources):
+                series = _Series()
+                for s, row in members:
+                    key, p = _first(row["parameters"], _RANK_PARAMS)
+                    if s == src_index and p is not None:
+                        series.add(_label(row["parameters"], drop=_RANK_PARAMS), float(p), row["value"])
+                if series.points:
+                    per_source.append((src_label, series, is_baseline))
+            _plot_lines(ax, per_source, log=False)
+            path = Path(out) / f"solver_{_safe(check)}_{_safe(metric)}_vs_ranks.png"
+            written.append(_finish(fig, ax, f"{check}: {metric} per binding x NUMA policy vs ranks",
+                                   "ranks", f"{metric} [{unit}]", path))
+            written.append(_scaling_efficiency(per_source, check, metric, out))
+        else:
+            _grouped_bars(ax, sources, members, _BINDING_PARAMS, _POLICY_PARAMS)
+            path = Path(out) / f"solver_{_safe(check)}_{_safe(metric)}_binding_policy.png"
+            written.append(_finish(fig, ax, f"{check}: {metric} per binding x NUMA policy",
+                                   "binding / placement", f"{metric} [{unit}]", path))
+    return written
+
+
+def _scaling_efficiency(per_source, check, metric, out):
+    """Parallel efficiency E(p) = (X(p) / p) / (X(p0) / p0) of a throughput X, p0 the smallest rank count."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for source_label, series, is_baseline in per_source:
+        for label, xs, ys, _, _ in series.lines():
+            if len(xs) < 2 or ys[0] == 0:
+                continue
+            eff = [(y / x) / (ys[0] / xs[0]) for x, y in zip(xs, ys)]
+            name = label if len(per_source) == 1 else f"{label} [{source_label}]"
+            ax.plot(xs, eff, marker="o", linestyle="--" if is_baseline else "-", label=name)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylim(bottom=0)
+    path = Path(out) / f"scaling_{_safe(check)}_{_safe(metric)}_efficiency.png"
+    return _finish(fig, ax, f"{check}: scaling efficiency of {metric} (relative to fewest ranks)",
+                   "ranks", "parallel efficiency [1]", path)
+
+
+def _grouped_bars(ax, sources, members, outer_keys, inner_keys):
+    """Bars grouped by the outer parameter (e.g. binding), one bar per inner value (e.g. policy) and source."""
+    outer_of = lambda row: str(_first(row["parameters"], outer_keys)[1] or _label(row["parameters"]))  # noqa: E731
+    inner_of = lambda row: str(_first(row["parameters"], inner_keys)[1] or "")  # noqa: E731
+    outers = list(OrderedDict.fromkeys(outer_of(r) for _, r in members))
+    bars = list(OrderedDict.fromkeys((s, inner_of(r)) for s, r in members))
+    width = 0.8 / max(len(bars), 1)
+    for b, (src_index, inner) in enumerate(bars):
+        src_label, _, is_baseline = sources[src_index]
+        heights, lo, hi = [], [], []
+        for outer in outers:
+            values = [r["value"] for s, r in members if s == src_index and inner_of(r) == inner and outer_of(r) == outer]
+            med = _median(values) if values else 0.0
+            heights.append(med)
+            lo.append(med - min(values) if values else 0)
+            hi.append(max(values) - med if values else 0)
+        name = (inner or "default") if len(sources) == 1 else f"{inner or 'default'} [{src_label}]"
+        positions = [i + (b - (len(bars) - 1) / 2) * width for i in range(len(outers))]
+        ax.bar(positions, heights, width, yerr=[lo, hi], capsize=2, label=name,
+               hatch="//" if is_baseline else None, alpha=0.6 if is_baseline else 1.0)
+    ax.set_xticks(range(len(outers)))
+    ax.set_xticklabels(outers, fontsize=7, rotation=20 if max(map(len, outers), default=0) > 12 else 0)
+
+
+def _numa(sources, out, used):
+    """NUMA bandwidth bars: kernel bandwidth per memory policy."""
+    written = []
+    groups = OrderedDict()
+    for src_index, (_, rows, _) in enumerate(sources):
+        for i, row in enumerate(rows):
+            if (src_index, i) in used:
+                continue
+            if _NUMA_METRIC.match(row["metric"]) or ("numa" in row["check"].lower() and row["unit"].endswith("B/s")):
+                groups.setdefault((row["check"], row["unit"]), []).append((src_index, row))
+                used.add((src_index, i))
+    for (check, unit), members in groups.items():
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        # outer: policy; inner: metric (kernel) so copy/triad sit side by side per policy
+        relabelled = [(s, dict(r, parameters=dict(r["parameters"], kernel=r["metric"]))) for s, r in members]
+        _grouped_bars(ax, sources, relabelled, _POLICY_PARAMS, ("kernel",))
+        path = Path(out) / f"numa_{_safe(check)}_bandwidth.png"
+        written.append(_finish(fig, ax, f"{check}: memory bandwidth per NUMA policy", "memory policy",
+                               f"bandwidth [{unit}]", path))
+    return written
+
+
+def _generic(sources, out, used):
+    """One bar chart per (check, metric) for every row no other figure claimed."""
+    written = []
+    groups = OrderedDict()
+    for src_index, (_, rows, _) in enumerate(sources):
+        for i, row in enumerate(rows):
+            if (src_index, i) not in used:
+                groups.setdefault((row["check"], row["metric"], row["unit"]), []).append((src_index, row))
+    for (check, metric, unit), members in groups.items():
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        _grouped_bars(ax, sources, members, ("__all__",), ("__none__",))
+        direction = members[0][1]["direction"]
+        note = {"higher": " (higher is better)", "lower": " (lower is better)"}.get(direction, "")
+        path = Path(out) / f"metric_{_safe(check)}_{_safe(metric)}.png"
+        written.append(_finish(fig, ax, f"{check}: {metric}{note}", "parameters", f"{metric} [{unit or '-'}]",
+                               path, legend=len(sources) > 1))
+    return written
+
+
+def write_plots(runs, out_dir, baseline=None):
+    """Write every applicable figure for the runs (RowSource list) into out_dir; returns the paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sources = _sources(runs, baseline)
+    used = set()
+    written = []
+    written += _pt2pt_and_collectives(sources, out_dir, used)
+    written += _solver(sources, out_dir, used)
+    written += _numa(sources, out_dir, used)
+    written += _generic(sources, out_dir, used)
+    return written

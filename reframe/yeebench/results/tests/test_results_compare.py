@@ -1,0 +1,210 @@
+"""compare: statistics, verdicts, exit codes, formats and baselines."""
+import csv
+import io
+import json
+import random
+
+import pytest
+
+from results_testutil import REPORT_A, ingested, run_cli, synthetic_run
+from yeebench.results import compare, stats
+from yeebench.results.cli import parse_threshold
+
+
+def test_median_and_mad():
+    assert stats.median([3, 1, 2]) == 2
+    assert stats.median([4, 1, 2, 3]) == 2.5
+    assert stats.mad([1, 2, 3, 4, 100]) == 1
+    assert stats.robust_relative_sigma([10.0]) == 0.0
+    assert stats.robust_relative_sigma([9, 10, 11]) == pytest.approx(1.4826 / 10)
+
+
+def test_mann_whitney_exact_and_approximate():
+    assert stats.mann_whitney_greater([5, 6, 7], [1, 2, 3]) == pytest.approx(1 / 20)
+    assert stats.mann_whitney_greater([6, 7, 8, 9, 10], [1, 2, 3, 4, 5]) == pytest.approx(1 / 252)
+    assert stats.mann_whitney_greater([1, 2, 3], [5, 6, 7]) == 1.0
+    assert stats.mann_whitney_greater([1, 1, 1], [1, 1, 1]) == 1.0
+    # interleaved samples: no evidence either way
+    assert 0.3 < stats.mann_whitney_greater([1, 3, 5, 7], [2, 4, 6, 8]) < 0.8
+    # ties use the normal approximation; a clear shift is still significant
+    assert stats.mann_whitney_greater([5, 5, 6, 6, 7, 7], [1, 1, 2, 2, 3, 3]) < 0.01
+
+
+def test_synthetic_regression_is_flagged():
+    base = [1.00, 1.01, 0.99, 1.00, 1.02]
+    slow = [v * 1.20 for v in base]
+    result = compare.compare_values(base, slow, "lower")
+    assert result["verdict"] == "regressed" and result["change"] == pytest.approx(0.20)
+    faster = [v / 1.2 for v in base]
+    assert compare.compare_values(base, faster, "lower")["verdict"] == "improved"
+    # the same slowdown seen as a throughput is also a regression
+    rates = [1 / v for v in base]
+    assert compare.compare_values(rates, [r / 1.2 for r in rates], "higher")["verdict"] == "regressed"
+
+
+def test_identical_runs_are_not_flagged():
+    rng = random.Random(7)
+    for _ in range(50):
+        base = [1 + rng.gauss(0, 0.02) for _ in range(5)]
+        assert compare.compare_values(base, list(base), "lower")["verdict"] == "unchanged"
+        assert compare.compare_values(base, list(base), "higher")["verdict"] == "unchanged"
+
+
+def test_change_within_noise_is_not_flagged():
+    base = [1.0, 1.4, 0.8, 1.2, 0.7]
+    cand = [v * 1.10 for v in base]  # +10 % but spread is ±30 %
+    assert compare.compare_values(base, cand, "lower")["verdict"] == "unchanged"
+
+
+def test_change_below_threshold_is_not_flagged():
+    base = [1.000, 1.001, 0.999, 1.000, 1.000]
+    cand = [v * 1.03 for v in base]  # significant but below 5 %
+    result = compare.compare_values(base, cand, "lower")
+    assert result["p_worse"] < 0.01 and result["verdict"] == "unchanged"
+    assert compare.compare_values(base, cand, "lower", threshold=0.02)["verdict"] == "regressed"
+
+
+def test_single_repeats_use_threshold_only():
+    assert compare.compare_values([1.0], [1.2], "lower")["verdict"] == "regressed"
+    assert compare.compare_values([1.0], [1.02], "lower")["verdict"] == "unchanged"
+
+
+def test_false_alarm_rate_on_simulated_noise():
+    """Null hypothesis, 5 repeats each, 3 % lognormal noise: the gate fires well under 5 % of the time."""
+    rng = random.Random(11)
+    alarms = 0
+    trials = 400
+    for _ in range(trials):
+        base = [rng.lognormvariate(0, 0.03) for _ in range(5)]
+        cand = [rng.lognormvariate(0, 0.03) for _ in range(5)]
+        alarms += compare.compare_values(base, cand, "lower")["verdict"] == "regressed"
+    assert alarms / trials <= 0.05
+
+
+def test_unknown_direction_never_fails():
+    result = compare.compare_values([1, 1, 1], [3, 3, 3.1], "unknown")
+    assert result["verdict"] == "changed"
+
+
+@pytest.mark.parametrize("text,value", [("5%", 0.05), ("0.05", 0.05), ("12.5%", 0.125), ("0", 0.0)])
+def test_threshold_parsing(text, value):
+    assert parse_threshold(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["five", "-3%", "%", "1e9"])
+def test_bad_threshold_is_a_usage_error(tmp_path, text):
+    run = synthetic_run(tmp_path, "a", {"t": [1, 1, 1]})
+    proc = run_cli("results", "compare", "--baseline", run, "--candidate", run, "--threshold", text)
+    assert proc.returncode == 2 and "threshold" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _runs(tmp_path, factor):
+    base = synthetic_run(tmp_path, "base", {"time_s": [1.00, 1.01, 0.99, 1.00, 1.02], "rate": [100, 101, 99, 100, 100]},
+                         directions={"rate": "higher"}, units={"rate": "GB/s"})
+    cand = synthetic_run(tmp_path, "cand", {"time_s": [v * factor for v in (1.00, 1.01, 0.99, 1.00, 1.02)],
+                                            "rate": [100, 101, 99, 100, 100]},
+                         directions={"rate": "higher"}, units={"rate": "GB/s"})
+    return base, cand
+
+
+def test_cli_exit_code_on_regression(tmp_path):
+    base, cand = _runs(tmp_path, 1.25)
+    proc = run_cli("results", "compare", "--baseline", base, "--candidate", cand)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "regressed" in proc.stdout and "summary: 1 regressed, 1 unchanged" in proc.stdout
+
+
+def test_cli_passes_identical_runs(tmp_path):
+    base, cand = _runs(tmp_path, 1.0)
+    proc = run_cli("results", "compare", "--baseline", base, "--candidate", cand)
+    assert proc.returncode == 0 and "2 unchanged" in proc.stdout
+
+
+def test_recorded_run_against_itself_passes(tmp_path):
+    run = ingested(tmp_path)
+    proc = run_cli("results", "compare", "--baseline", run, "--candidate", run, "--format", "json")
+    assert proc.returncode == 0
+    doc = json.loads(proc.stdout)
+    assert doc["summary"]["unchanged"] == len(doc["results"]) == 12
+
+
+def test_formats(tmp_path):
+    base, cand = _runs(tmp_path, 1.25)
+    doc = json.loads(run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--format", "json").stdout)
+    verdicts = {r["metric"]: r["verdict"] for r in doc["results"]}
+    assert verdicts == {"time_s": "regressed", "rate": "unchanged"}
+    assert doc["settings"]["threshold"] == 0.05
+    out = run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--format", "csv").stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {r["metric"]: r["verdict"] for r in rows} == verdicts
+    md = run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--format", "markdown").stdout
+    assert "| check |" in md and "| regressed |" in md
+    target = tmp_path / "cmp.md"
+    proc = run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--format", "markdown", "-o", target)
+    assert proc.returncode == 1 and target.read_text() == md
+
+
+def test_missing_metrics(tmp_path):
+    base = synthetic_run(tmp_path, "base", {"a": [1, 1, 1], "b": [2, 2, 2]})
+    cand = synthetic_run(tmp_path, "cand", {"a": [1, 1, 1], "c": [3, 3, 3]})
+    doc = json.loads(run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--format", "json").stdout)
+    missing = {r["metric"]: r["missing_in"] for r in doc["results"] if r["verdict"] == "missing"}
+    assert missing == {"b": "candidate", "c": "baseline"}
+    assert run_cli("results", "compare", "--baseline", base, "--candidate", cand).returncode == 0
+    assert run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--fail-on-missing").returncode == 1
+
+
+def test_ignore_and_metric_selection(tmp_path):
+    core = synthetic_run(tmp_path, "core", {"t": [1, 1.01, 0.99]}, params={"binding": "core"})
+    sock = synthetic_run(tmp_path, "sock", {"t": [2, 2.01, 1.99], "u": [1, 1, 1]}, params={"binding": "socket"})
+    doc = json.loads(run_cli("results", "compare", "--baseline", core, "--candidate", sock, "--format", "json").stdout)
+    assert {r["verdict"] for r in doc["results"]} == {"missing"}  # different bindings never match by default
+    proc = run_cli("results", "compare", "--baseline", core, "--candidate", sock, "--ignore", "parameters.binding",
+                   "--metric", "t", "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert [r["verdict"] for r in doc["results"]] == ["regressed"] and proc.returncode == 1
+
+
+def test_folder_of_runs_pools_repeats(tmp_path):
+    synthetic_run(tmp_path / "pool", "r1", {"t": [1.0, 1.01]})
+    synthetic_run(tmp_path / "pool", "r2", {"t": [0.99, 1.0]})
+    cand = synthetic_run(tmp_path, "cand", {"t": [1.0, 1.0, 1.01]})
+    doc = json.loads(run_cli("results", "compare", "--baseline", tmp_path / "pool", "--candidate", cand,
+                             "--format", "json").stdout)
+    assert doc["results"][0]["baseline_n"] == 4 and doc["results"][0]["verdict"] == "unchanged"
+
+
+def test_baseline_promotion_and_use(tmp_path):
+    base, cand = _runs(tmp_path, 1.25)
+    baselines = tmp_path / "baselines"
+    proc = run_cli("results", "baseline", base, "--baselines-dir", baselines)
+    assert proc.returncode == 0, proc.stderr
+    stored = baselines / "synth.json"
+    assert proc.stdout.strip() == str(stored) and json.loads(stored.read_text())["schema"] == "yeebench-baseline"
+    assert run_cli("results", "compare", "--baseline", stored, "--candidate", cand).returncode == 1
+    assert run_cli("results", "compare", "--baseline", stored, "--candidate", base).returncode == 0
+    again = run_cli("results", "baseline", cand, "--baselines-dir", baselines)
+    assert again.returncode == 0 and "replaced" in again.stderr
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"schema": "other"}),
+                                     json.dumps({"schema": "yeebench-baseline", "schema_version": 99, "rows": []})])
+def test_bad_baseline_file(tmp_path, content):
+    bad = tmp_path / "baseline.json"
+    bad.write_text(content)
+    run = synthetic_run(tmp_path, "a", {"t": [1, 1, 1]})
+    proc = run_cli("results", "compare", "--baseline", bad, "--candidate", run)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_missing_run_and_corrupt_rows(tmp_path):
+    proc = run_cli("results", "compare", "--baseline", tmp_path / "nope", "--candidate", tmp_path / "nope")
+    assert proc.returncode == 2 and "no such run" in proc.stderr
+    run = synthetic_run(tmp_path, "a", {"t": [1, 1, 1]})
+    (run / "rows.jsonl").write_text('{"schema": "yeebench-row", "trunc')
+    proc = run_cli("results", "compare", "--baseline", run, "--candidate", run)
+    assert proc.returncode == 2 and "corrupt or truncated" in proc.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run_cli("results", "compare", "--baseline", empty, "--candidate", empty)
+    assert proc.returncode == 2 and "no recorded runs" in proc.stderr

@@ -1,0 +1,146 @@
+"""plot and report: figure families chosen from the rows, a self-contained HTML report
+rendered in headless Chromium."""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from results_testutil import REPORT_B, ingested, run_cli
+from yeebench.results import plots, sources, store
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _rows(run_id, entries):
+    rows = []
+    for check, params, metric, unit, direction, values in entries:
+        for repeat, value in enumerate(values):
+            rows.append({"schema": "yeebench-row", "schema_version": 1, "run_id": run_id,
+                         "timestamp": "2026-01-01T00:00:00Z", "system": "synth", "partition": "p", "environ": "e",
+                         "check": check, "parameters": params, "metric": metric, "value": float(value),
+                         "unit": unit, "direction": direction, "direction_source": "declared", "repeat": repeat})
+    return rows
+
+
+def _suite_like_source():
+    entries = []
+    for placement, scale in (("intra-node", 1), ("inter-node", 3)):
+        for size in (1, 1024, 1048576):
+            entries.append(("OSUPt2pt", {"transport": "ucx", "placement": placement}, f"latency_{size}B", "us",
+                            "lower", [scale * (1 + size / 1e4)] * 3))
+            entries.append(("OSUPt2pt", {"transport": "ucx", "placement": placement}, f"bandwidth_{size}B", "MB/s",
+                            "higher", [size / (scale * (1 + size / 1e4))] * 3))
+    for impl in ("tuned", "han"):
+        for size in (8, 4096):
+            entries.append(("OSUCollectives", {"implementation": impl, "num_tasks": 4, "collective": "allreduce"},
+                            f"latency_{size}B", "us", "lower", [3 + size / 500] * 3))
+    for ranks in (1, 2, 4):
+        for binding in ("core", "socket"):
+            entries.append(("FDTDScaling", {"binding": binding, "policy": "local", "ranks": ranks}, "mcells_per_s",
+                            "Mcells/s", "higher", [100 * ranks * (0.9 if binding == "core" else 1)] * 2))
+    for policy in ("local", "interleave", "remote"):
+        entries.append(("NumaBandwidth", {"policy": policy}, "triad_gbs", "GB/s", "higher", [10, 11]))
+        entries.append(("NumaBandwidth", {"policy": policy}, "copy_gbs", "GB/s", "higher", [9, 9.5]))
+    entries.append(("SomethingNew", {"x": 1}, "widgets", "", "unknown", [5, 6]))
+    return sources.RowSource("synthetic", _rows("synthetic", entries), [])
+
+
+def test_figure_families_from_rows(tmp_path):
+    written = plots.write_plots([_suite_like_source()], tmp_path)
+    names = sorted(p.name for p in written)
+    assert "pt2pt_OSUPt2pt_latency.png" in names and "pt2pt_OSUPt2pt_bandwidth.png" in names
+    assert "collective_OSUCollectives_latency.png" in names
+    assert "solver_FDTDScaling_mcells_per_s_vs_ranks.png" in names
+    assert "scaling_FDTDScaling_mcells_per_s_efficiency.png" in names
+    assert "numa_NumaBandwidth_bandwidth.png" in names
+    assert "metric_SomethingNew_widgets.png" in names  # unknown checks still get a chart
+    for path in written:
+        data = path.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 5000
+
+
+def test_message_size_detection():
+    row = {"metric": "latency_4KiB", "parameters": {}}
+    assert plots.message_size(row) == 4096
+    assert plots.message_size({"metric": "latency", "parameters": {"size": "64"}}) == 64
+    assert plots.message_size({"metric": "mcells_per_s", "parameters": {"size": 8}}) is None
+
+
+def test_alpha_beta_from_pt2pt_rows():
+    alpha, beta = plots._alpha_beta(_suite_like_source().rows)
+    assert alpha == pytest.approx(1.0001)  # smallest-message intra-node latency, us
+    assert beta > 0
+
+
+def test_plot_cli_with_baseline(tmp_path):
+    run = ingested(tmp_path)
+    base = ingested(tmp_path, REPORT_B)
+    proc = run_cli("results", "plot", run, "--baseline", base, "-o", tmp_path / "png")
+    assert proc.returncode == 0, proc.stderr
+    paths = proc.stdout.split()
+    assert any("pt2pt_FixturePt2pt_latency" in p for p in paths)
+    assert any("solver_FixtureSolver_mcells_per_s" in p for p in paths)
+    assert all(open(p, "rb").read(8) == PNG_MAGIC for p in paths)
+
+
+def test_plot_bad_input(tmp_path):
+    proc = run_cli("results", "plot", tmp_path / "missing")
+    assert proc.returncode == 2 and "no such run" in proc.stderr
+
+
+def _report(tmp_path):
+    run = ingested(tmp_path)
+    base = ingested(tmp_path, REPORT_B)
+    out = tmp_path / "out" / "report.html"
+    proc = run_cli("results", "report", run, "--baseline", base, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_report_is_self_contained(tmp_path):
+    text = _report(tmp_path).read_text()
+    assert "<h2>Verdicts against the baseline</h2>" in text
+    assert text.count("src='data:image/png;base64,") >= 4
+    assert not re.search(r"""(src|href)=['"]?(https?:|//|file:)""", text)  # nothing fetched from elsewhere
+    assert "<script" not in text
+    for metric in ("latency_1B", "bandwidth_peak", "mcells_per_s", "elapsed_s"):
+        assert metric in text
+    assert "FixtureFailing" in text  # failed cases are listed under provenance
+    assert "Mcells/s" in text and ">us<" in text  # units in the FOM table
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def test_report_renders_in_headless_chromium(tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (Debian package 'chromium'); cannot render the report")
+    report = _report(tmp_path)
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run(flags + ["--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    for heading in ("yeebench report", "Runs", "Verdicts against the baseline", "Figures of merit", "Plots",
+                    "Provenance"):
+        assert re.search(rf"<h[12]>{heading}</h[12]>", dom.stdout), heading
+    assert len(re.findall(r"<img [^>]*src=\"data:image/png;base64,", dom.stdout)) >= 4
+    shot = tmp_path / "shot.png"
+    subprocess.run(flags + [f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri()],
+                   capture_output=True, text=True, timeout=120)
+    data = shot.read_bytes()
+    assert data.startswith(PNG_MAGIC)
+    # a blank page compresses to a few kB; the rendered tables and plots do not
+    assert len(data) > 50_000
+
+
+def test_report_refuses_unreadable_run(tmp_path):
+    run = ingested(tmp_path)
+    (run / "provenance.json").write_text("{")
+    proc = run_cli("results", "report", run, "-o", tmp_path / "r.html")
+    assert proc.returncode == 2 and "provenance" in proc.stderr and not (tmp_path / "r.html").exists()
