@@ -41,6 +41,8 @@ class AcceptanceGPU(YeebenchCheck, AcceptanceMixin):
         self.acceptance_skip_if(not present, why)
         nvcc = locate("nvcc")
         self.acceptance_skip_if(nvcc is None, "nvcc not found on PATH (CUDA toolkit)")
+        if "gpu" in self.current_partition.features:
+            self.num_gpus_per_node = 1  # becomes the scheduler's GPU request (e.g. Slurm --gres)
         self.job.launcher = getlauncher("local")()
         self.prerun_cmds = [f"{nvcc} -O3 -std=c++17 {self.nvcc_arch} -o {self.kernel} {self.kernel}.cu"]
         self.executable = f"./{self.kernel}"

@@ -149,6 +149,8 @@ class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
         one_node = self.current_partition.scheduler.registered_name == "local"
         span_all_nodes(self, 2 if one_node else 1)  # one node: measure the intra-node pair instead
         self.executable_opts = shlex.split(self.pairmatrix_opts)
+        if self.launcher_name in ("mpirun", "mpiexec"):  # a one-core node still runs its pair
+            self.job.launcher.options += self.mpirun_extra_options(self.num_tasks_per_node)
 
     @run_before("run")
     def compile_in_job(self):
@@ -190,7 +192,8 @@ class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
             return self.verdict(False, "a collective returned a wrong result", details)
         if bad:
             return self.verdict(False, "outlier node(s): " + "; ".join(bad), details)
-        text = f"{len(lat)} pair(s) measured, collectives correct; "
+        one_node = all("/" in a and "/" in b for a, b in lat)  # ranks named host/rank
+        text = f"{len(lat)} pair(s) measured{' (ranks on one node)' if one_node else ''}, collectives correct; "
         text += notes[0] if notes else f"no node worse than the median by more than {self.tolerance:.0%}"
         return self.verdict(True, text, details)
 

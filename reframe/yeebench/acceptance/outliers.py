@@ -37,8 +37,7 @@ def find_outliers(pairs, direction, tolerance=0.5):
         raise ValueError(f"tolerance must be positive, got {tolerance!r}")
     figures = node_figures(pairs)
     if len(figures) < MIN_NODES:
-        return [], (f"outlier detection needs >= {MIN_NODES} nodes, the partition has "
-                    f"{len(figures)}")
+        return [], f"outlier detection needs >= {MIN_NODES} nodes, {len(figures)} took part"
     reference = statistics.median(figures.values())
     outliers = []
     for node, value in sorted(figures.items()):
