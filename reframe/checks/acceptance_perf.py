@@ -223,9 +223,10 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
 
     @run_after("setup")
     def plan(self):
-        self.job.launcher = getlauncher("local")()
         target = self.storage_dir or self.stagedir
         self._target = target
+        if self.tool in ("fio", "dd"):
+            self.job.launcher = getlauncher("local")()  # one process on the node, no MPI
         if self.tool == "fio":
             fio = locate("fio")
             self.acceptance_skip_if(fio is None, "fio is not installed (Debian package fio)")
@@ -256,7 +257,6 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
                                               "(`yee --help` lists no --output binary / --output-strategy per-rank)")
         ranks = max(1, min(2, self.node_topology.num_cores))
         self.num_tasks = ranks
-        self.job.launcher = getlauncher(self.launcher_name)()
         out = os.path.join(target, "yee-io")
         self.prerun_cmds = [f"rm -rf {shlex.quote(out)} && mkdir -p {shlex.quote(out)}",
                             f"cd {shlex.quote(out)}"]
@@ -286,11 +286,14 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
                 if written <= 0 or io_s <= 0:
                     raise ValueError(f"solver wrote {written} bytes in {io_s} s of I/O")
                 self._bw = {"write": written / io_s / 1e9}
+                self._solver_note = (f" ({self.num_tasks} ranks wrote {written / 1e6:.1f} MB of binary "
+                                     f"per-rank output in {io_s:.3g} s of solver I/O time)")
         except (OSError, ValueError, ParseError) as err:
             why = last_line(self, self.stderr)
             return self.verdict(False, f"{self.tool}: {err}" + (f" ({why})" if why else ""))
         figures = ", ".join(f"{k} {v:.3g} GB/s" for k, v in self._bw.items())
-        note = "" if self.tool == "yee-io" else f" ({self.size_mib} MiB file; reads may come from the page cache)"
+        note = (self._solver_note if self.tool == "yee-io"
+                else f" ({self.size_mib} MiB file; reads may come from the page cache)")
         return self.verdict(True, f"{self.tool} in {self._target}: {figures}{note}")
 
     def collect_foms(self):
