@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Writes the Docker build context for containers/Dockerfile to stdout as a tar stream:
+# solver/, microbench/, reframe/ and containers/ from the work tree (sources only) plus the wheelhouse
+# given as $1 (a folder of .whl files), which lands at containers/wheels inside the context.
+# A tar stream instead of the repository root avoids sending .venv/, build/ and results to the daemon.
+set -euo pipefail
+wheels=${1:?usage: build-context.sh WHEELHOUSE_DIR > context.tar}
+cd "$(dirname "$0")/.."
+[ -d "$wheels" ] || { echo "build-context: wheelhouse $wheels is not a folder" >&2; exit 2; }
+for d in solver microbench reframe containers; do
+    [ -d "$d" ] || { echo "build-context: $d/ is missing from the work tree" >&2; exit 2; }
+done
+exec tar -c --owner=0 --group=0 \
+    --exclude='./build' --exclude='*/build' --exclude='*/build-*' --exclude='.venv' \
+    --exclude='__pycache__' --exclude='*.pyc' --exclude='*.egg-info' \
+    --exclude='reframe/output' --exclude='reframe/stage' --exclude='reframe/perflogs' \
+    --exclude='containers/wheels' \
+    solver microbench reframe containers \
+    -C "$(cd "$wheels" && pwd)/.." --transform="s,^$(basename "$wheels"),containers/wheels," "$(basename "$wheels")"

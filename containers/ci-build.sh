@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Builds the yeebench Docker image on this machine and runs it for real, with nothing but the Debian mirror
+# and PyPI reachable:
+#   1. installs docker.io and debootstrap if missing (as root);
+#   2. makes the debian:bookworm base image with `debootstrap --variant=minbase` (the tarball is cached in
+#      $YEEBENCH_CACHE, default /var/cache/yeebench, so later runs skip this step);
+#   3. starts a private dockerd (own socket, data and exec roots, no bridge, no iptables);
+#   4. builds containers/Dockerfile, runs the in-container self-test (solver and NetPIPE under mpirun),
+#      then the native-vs-container ReFrame check (reframe/checks/container.py) when ReFrame is set up,
+#      and Charliecloud when it is installed (YEEBENCH_CHARLIECLOUD=0 skips it);
+#   5. stops the dockerd it started, by PID, on any exit.
+# Figures go to build/containers/ci-build.json. Skips (exit 0, reason printed) only where containers
+# cannot run: not root, or no overlay filesystem / cgroups.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+cache=${YEEBENCH_CACHE:-/var/cache/yeebench}
+out=$repo/build/containers
+image=${YEEBENCH_IMAGE:-yeebench:latest}
+state=/run/yeebench-docker
+py=${PY:-$repo/.venv/bin/python}
+log() { echo "ci-build: $*"; }
+skip() { log "SKIPPED: $*"; exit 0; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root to start a private Docker daemon (run: sudo $0)"
+grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || skip "the kernel has no overlay filesystem"
+grep -qw overlay /proc/filesystems || skip "the kernel has no overlay filesystem"
+[ -d /sys/fs/cgroup ] && [ -n "$(ls -A /sys/fs/cgroup 2>/dev/null)" ] || skip "no cgroup filesystem mounted"
+[ -x "$py" ] || { log "error: $py is missing (run make venv)"; exit 2; }
+
+DEB_PACKAGES="docker.io debootstrap" bash reframe/install-deps.sh
+mkdir -p "$cache" "$out"
+t_start=$(date +%s)
+
+# --- 2. base image tarball (cached) -------------------------------------------------------------------
+base_tar=$cache/debian-bookworm-minbase.tar
+if [ ! -s "$base_tar" ]; then
+    log "debootstrap --variant=minbase bookworm (about a minute)"
+    rootfs=$(mktemp -d "$cache/rootfs.XXXXXX")
+    debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian > "$out/debootstrap.log" 2>&1 \
+        || { log "error: debootstrap failed, see $out/debootstrap.log"; rm -rf "$rootfs"; exit 1; }
+    # No device nodes in the tarball: Docker provides /dev, and Charliecloud must never import them.
+    tar -C "$rootfs" --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' -cf "$base_tar.tmp" .
+    mv "$base_tar.tmp" "$base_tar"
+    rm -rf "$rootfs"
+else
+    log "base tarball cached: $base_tar"
+fi
+t_base=$(date +%s)
+
+# --- 3. private dockerd ------------------------------------------------------------------------------
+dockerd_pid=
+stop_dockerd() {
+    local rc=$?
+    if [ -n "$dockerd_pid" ] && kill -0 "$dockerd_pid" 2>/dev/null; then
+        log "stopping dockerd (pid $dockerd_pid)"
+        kill -TERM "$dockerd_pid"
+        for _ in $(seq 1 30); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 1; done
+        kill -0 "$dockerd_pid" 2>/dev/null && { log "dockerd did not stop, killing it"; kill -KILL "$dockerd_pid"; }
+    fi
+    exit $rc
+}
+trap stop_dockerd EXIT
+trap 'exit 130' INT TERM
+
+if [ -e "$state/docker.pid" ] && kill -0 "$(cat "$state/docker.pid")" 2>/dev/null; then
+    log "error: a yeebench dockerd (pid $(cat "$state/docker.pid")) is already running; stop it first"; exit 1
+fi
+mkdir -p "$state" "$cache/docker-data"
+rm -f "$state/docker.sock" "$state/docker.pid"
+export DOCKER_HOST=unix://$state/docker.sock
+dockerd --bridge=none --iptables=false --ip6tables=false --ip-masq=false --storage-driver overlay2 \
+    --default-ulimit nofile=20000:20000 --default-ulimit nproc=4096:4096 \
+    -H "$DOCKER_HOST" --data-root "$cache/docker-data" --exec-root "$state/exec" \
+    --pidfile "$state/docker.pid" > "$out/dockerd.log" 2>&1 &
+dockerd_pid=$!
+for _ in $(seq 1 60); do
+    docker version > /dev/null 2>&1 && break
+    kill -0 "$dockerd_pid" 2>/dev/null || { log "error: dockerd exited, see $out/dockerd.log"; tail -5 "$out/dockerd.log"; exit 1; }
+    sleep 1
+done
+docker version > /dev/null || { log "error: dockerd did not answer within 60 s"; exit 1; }
+log "dockerd pid $dockerd_pid, DOCKER_HOST=$DOCKER_HOST"
+
+if ! docker image inspect debian:bookworm > /dev/null 2>&1; then
+    docker import "$base_tar" debian:bookworm > /dev/null
+fi
+
+# --- 4. build ----------------------------------------------------------------------------------------
+# The Python dependencies come from PyPI on this host (the container need not trust the host's TLS setup).
+wheels=$out/wheels
+rm -rf "$wheels" && mkdir -p "$wheels"
+pysrc=$(mktemp -d)
+cp -r reframe/pyproject.toml reframe/README.md reframe/yeebench "$pysrc"/ 2>/dev/null || cp -r reframe/pyproject.toml reframe/yeebench "$pysrc"/
+"$py" -m pip wheel --quiet --disable-pip-version-check -w "$wheels" "$pysrc" > "$out/pip-wheel.log" 2>&1 \
+    || { log "error: pip wheel failed, see $out/pip-wheel.log"; rm -rf "$pysrc"; exit 1; }
+rm -rf "$pysrc"
+
+log "docker build $image (log: $out/docker-build.log)"
+t0=$(date +%s)
+bash containers/build-context.sh "$wheels" | DOCKER_BUILDKIT=0 docker build --network host \
+    --build-arg JOBS="${JOBS:-2}" --build-arg YEE_MARCH="${YEE_MARCH:-native}" -t "$image" -f containers/Dockerfile - > "$out/docker-build.log" 2>&1 \
+    || { log "error: docker build failed; last lines:"; tail -25 "$out/docker-build.log"; exit 1; }
+t1=$(date +%s)
+size=$(docker image inspect -f '{{.Size}}' "$image")
+log "built $image in $((t1 - t0)) s, $((size / 1000000)) MB"
+
+# The runtime image must not carry compilers.
+if docker run --rm --network none --entrypoint /bin/sh "$image" -c 'command -v gcc || command -v cc || command -v mpicc'; then
+    log "error: the runtime image contains a compiler"; exit 1
+fi
+
+# --- run: self-test inside the container (solver + NetPIPE with mpirun, as the unprivileged user) ---------
+docker run --rm --network none --shm-size 256m "$image" selftest | tee "$out/selftest.log"
+grep -q '^selftest: ok' "$out/selftest.log" || { log "error: in-container self-test failed"; exit 1; }
+t2=$(date +%s)
+
+# --- native vs container, through ReFrame ------------------------------------------------------------------
+ratio_status=skipped
+if [ -f reframe/config/settings.py ] && [ "${YEEBENCH_CONTAINER_CHECK:-1}" = 1 ]; then
+    log "ReFrame: native vs container (reframe/checks/container.py)"
+    rc=0
+    YEEBENCH_PREFIX=${YEEBENCH_PREFIX:-$repo/build/install} "$repo/.venv/bin/reframe" \
+        -C reframe/config/settings.py -c reframe/checks/container.py \
+        --prefix "$out/reframe" --report-file "$out/reframe-report.json" \
+        -S "image=$image" -r > "$out/reframe.log" 2>&1 || rc=$?
+    grep -E '^\[ +(OK|FAIL) +\]|ratio|^\[  PASSED  \]|^\[  FAILED  \]' "$out/reframe.log" || true
+    [ "$rc" -eq 0 ] || { log "error: container check failed (rc $rc), see $out/reframe.log"; tail -30 "$out/reframe.log"; exit 1; }
+    grep -q 'PASSED' "$out/reframe.log" || { log "error: container check ran nothing, see $out/reframe.log"; exit 1; }
+    ratio_status=passed
+else
+    log "ReFrame container check not run (reframe/config/settings.py missing or YEEBENCH_CONTAINER_CHECK=0)"
+fi
+t3=$(date +%s)
+
+# --- Charliecloud (unprivileged runtime), when installed -------------------------------------------------
+ch_status=skipped
+if [ "${YEEBENCH_CHARLIECLOUD:-1}" = 1 ] && command -v ch-run > /dev/null; then
+    bash containers/charliecloud-run.sh "$image" "$out/charliecloud" | tee "$out/charliecloud.log"
+    grep -q '^charliecloud: ok' "$out/charliecloud.log" && ch_status=passed || { log "error: Charliecloud run failed"; exit 1; }
+fi
+t4=$(date +%s)
+
+"$py" - "$out/ci-build.json" <<EOF
+import json, os, re, sys
+def grab(pattern, path):
+    try:
+        m = re.search(pattern, open(path).read())
+        return float(m.group(1)) if m else None
+    except OSError:
+        return None
+doc = {"image": "$image", "image_size_bytes": $size, "build_seconds": $((t1 - t0)),
+       "base_seconds": $((t_base - t_start)), "selftest_seconds": $((t2 - t1)), "container_check_seconds": $((t3 - t2)),
+       "charliecloud_seconds": $((t4 - t3)), "total_seconds": $((t4 - t_start)),
+       "selftest_mcells_per_s": grab(r"yee ([0-9.]+) Mcells/s", "$out/selftest.log"),
+       "container_check": "$ratio_status", "charliecloud": "$ch_status"}
+tmp = sys.argv[1] + ".tmp"
+with open(tmp, "w") as f:
+    json.dump(doc, f, indent=1)
+os.replace(tmp, sys.argv[1])
+print(json.dumps(doc))
+EOF
+log "ok in $((t4 - t_start)) s"

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Entry point of the yeebench image.
+#   (no argument) | smoke   run the ReFrame smoke set on the image's binaries (system `local`)
+#   selftest                 a 20-second check: solver and NetPIPE with 2 MPI ranks, affinity, numa-bw
+#   help                     this text
+#   anything else            executed as given (e.g. `mpirun -np 2 yee --nx 64`, `bash`)
+set -eu
+prefix=${YEEBENCH_PREFIX:-/opt/yeebench}
+ranks=${YEEBENCH_RANKS:-2}
+# More ranks than cores is normal on small CI machines and laptops.
+mpirun_opts="-np $ranks --oversubscribe --bind-to none"
+
+usage() { sed -n '2,6s/^# \{0,1\}//p' "$0"; }
+
+selftest() {
+    echo "selftest: yee with $ranks ranks"
+    mpirun $mpirun_opts yee --nx 32 --ny 32 --nz 32 --steps 20 --quiet > /tmp/yee.json
+    python3 -c 'import json,sys; r=json.load(open("/tmp/yee.json")); sys.exit(0 if r.get("valid") else "selftest: yee report is not valid")'
+    python3 -c 'import json; r=json.load(open("/tmp/yee.json")); print("selftest: yee %.1f Mcells/s, checksum %s" % (r["mcells_per_s"], r["checksum"]))'
+    echo "selftest: NetPIPE (NPopenmpi) 1 B .. 64 KiB"
+    mpirun -np 2 --oversubscribe --bind-to none NPopenmpi -u 65536 -o /tmp/np.out | tail -n 1
+    echo "selftest: affinity"
+    mpirun $mpirun_opts affinity --format table
+    echo "selftest: numa-bw"
+    numa-bw > /dev/null
+    echo "selftest: ok"
+}
+
+smoke() {
+    share=$prefix/share/reframe
+    if [ ! -f "$share/config/settings.py" ] || [ ! -d "$share/checks" ]; then
+        echo "yeebench-entrypoint: this image has no ReFrame configuration/checks under $share" >&2
+        exit 2
+    fi
+    rundir=${YEEBENCH_RUN_DIR:-$HOME/yeebench-run}
+    mkdir -p "$rundir"
+    exec reframe -C "$share/config/settings.py" -c "$share/checks" -R --system local -t smoke \
+        --prefix "$rundir" --report-file "$rundir/report.json" -r
+}
+
+case "${1:-smoke}" in
+    smoke) smoke ;;
+    selftest) selftest ;;
+    help|-h|--help) usage ;;
+    *) exec "$@" ;;
+esac

@@ -1,0 +1,219 @@
+"""Native vs container: the same benchmark on the host and inside the yeebench image.
+
+Each comparison has two fixtures that run the identical command, one on the host and one through the
+partition's container platform (ReFrame's `container_platform`), then reports native, container and
+container/native figures.  Two run models, picked by the platform:
+  * Docker (local, CI): mpirun runs inside the container, the image's own Open MPI (self-contained);
+  * Apptainer/Singularity/Sarus/Shifter (clusters): the partition's launcher starts one container per
+    rank, the host MPI talks to the image's MPI (hybrid; needs ABI-compatible MPIs, see containers/README.md).
+The solver comparison also requires the image to compute the same checksum as the host build.
+
+    reframe -C reframe/config/settings.py -c reframe/checks/container.py -S image=yeebench:latest -r
+
+Needs a built image (containers/ci-build.sh or containers/README.md) and a partition that declares a
+container platform; skips with the reason otherwise.
+"""
+import os
+import shlex
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
+
+from yeebench import tools
+from yeebench.base import YeebenchCheck
+from yeebench.fixtures import SolverBinary
+from yeebench.parsers import ParseError, jsonreport, netpipe
+
+#: Platforms that start one container per rank under the host launcher (hybrid model).
+HYBRID_PLATFORMS = ('Apptainer', 'Singularity', 'Sarus', 'Shifter')
+
+
+class ContainerOrNativeRun(YeebenchCheck):
+    '''Runs `command` (a benchmark with its options, `repeats` times) natively or in the image.'''
+
+    #: 'native' or 'container'.
+    where = variable(str)
+
+    #: Image reference for the container platform (Docker: name:tag; Apptainer: path of a .sif).
+    image = variable(str, value='yeebench:latest')
+
+    #: MPI ranks.
+    ranks = variable(int, value=2)
+
+    #: Back-to-back runs of the benchmark; the comparison keeps the best of them.
+    repeats = variable(int, value=3)
+
+    #: Extra `docker run` options (shared memory for Open MPI's vader segments; no network needed).
+    docker_options = variable(typ.List[str], value=['--shm-size=512m', '--network=none'])
+
+    num_tasks = 1
+    executable = 'true'
+
+    def program(self):
+        '''(path on the host, name inside the image, arguments) of the benchmark.'''
+        raise NotImplementedError
+
+    @run_after('setup')
+    def build_command(self):
+        if self.where not in ('native', 'container'):
+            raise ValueError(f"where must be 'native' or 'container', got {self.where!r}")
+        platform = self.current_partition.container_runtime or ''
+        self.skip_if(self.where == 'container' and not platform,
+                     f'partition {self.current_partition.fullname} declares no container platform')
+        host_path, image_name, args = self.program()
+        bench = ' '.join(shlex.quote(a) for a in [host_path if self.where == 'native' else image_name, *args])
+        if self.where == 'container' and platform in HYBRID_PLATFORMS:
+            # The partition's launcher starts the ranks, each in `apptainer exec IMAGE bench`; one run.
+            self.repeats = 1
+            self.num_tasks = self.ranks
+            self.container_platform.image = self.image
+            self.container_platform.command = bench
+            return
+        # The same mpirun line natively and inside a Docker container (the image's own Open MPI).
+        self.job.launcher = getlauncher('local')()
+        mpirun = f'mpirun -np {self.ranks} --oversubscribe --bind-to core'
+        loop = f'for i in $(seq {self.repeats}); do {mpirun} {bench} || exit 1; done'
+        if self.where == 'native':
+            self.executable = 'bash'
+            self.executable_opts = ['-c', shlex.quote(loop)]
+        else:
+            self.container_platform.image = self.image
+            self.container_platform.command = f'bash -c {shlex.quote(loop)}'
+            if platform == 'Docker':
+                self.container_platform.options = list(self.docker_options)
+
+    def output_text(self):
+        with open(os.path.join(self.stagedir, str(self.stdout))) as out, \
+                open(os.path.join(self.stagedir, str(self.stderr))) as err:
+            return out.read(), err.read()
+
+
+class SolverRun(ContainerOrNativeRun):
+    '''The solver on a small cube; results: the best Mcells/s and the checksums.'''
+    yee = fixture(SolverBinary, scope='environment')
+
+    #: Cube edge and steps: about half a second per run on two cores.
+    n = variable(int, value=96)
+    steps = variable(int, value=100)
+
+    def program(self):
+        return (self.yee.paths['yee'], 'yee',
+                ['--nx', str(self.n), '--ny', str(self.n), '--nz', str(self.n),
+                 '--steps', str(self.steps), '--quiet'])
+
+    def reports(self):
+        out, _ = self.output_text()
+        return [r for r in jsonreport.find_json_objects(out) if r.get('schema') == 'yee-report']
+
+    @sanity_function
+    def assert_runs(self):
+        reports = self.reports()
+        problems = [p for r in reports for p in jsonreport.yee_problems(r)]
+        return sn.all([
+            sn.assert_eq(len(reports), self.repeats, f'expected {self.repeats} solver reports'),
+            sn.assert_false(problems, '; '.join(problems)),
+        ])
+
+
+class NetpipeRun(ContainerOrNativeRun):
+    '''NetPIPE ping-pong up to 1 MiB; results: best 1-byte latency and peak bandwidth.'''
+
+    max_size = variable(int, value=1024 * 1024)
+
+    def program(self):
+        host = tools.find_netpipe()
+        self.skip_if(self.where == 'native' and host is None,
+                     'NetPIPE not found on the host (apt-get install netpipe-openmpi)')
+        # -o in /tmp: the image's user cannot write to the mounted stage directory.
+        return (host or 'NPopenmpi', 'NPopenmpi', ['-u', str(self.max_size), '-o', '/tmp/np.out'])
+
+    def curves(self):
+        _, err = self.output_text()
+        rows = netpipe.parse_stderr(err)
+        runs, current = [], []
+        for row in rows:           # sizes restart from the smallest at every repeat
+            if current and row['bytes'] < current[-1]['bytes']:
+                runs.append(current)
+                current = []
+            current.append(row)
+        runs.append(current)
+        return runs
+
+    @sanity_function
+    def assert_runs(self):
+        try:
+            runs = self.curves()
+        except ParseError as err:
+            return sn.assert_true(False, str(err))
+        return sn.all([
+            sn.assert_eq(len(runs), self.repeats, f'expected {self.repeats} NetPIPE curves'),
+            sn.assert_true(all(r[-1]['bytes'] >= self.max_size for r in runs),
+                           'a NetPIPE run stopped before the largest size'),
+        ])
+
+
+class ContainerVsNativeBase(YeebenchCheck):
+    '''Reports native, container and container/native for the figures of two fixtures.'''
+
+    #: Image reference (passed to the container fixture through -S image=...).
+    image = variable(str, value='yeebench:latest')
+
+    num_tasks = 1
+    executable = 'true'
+    tags = {'container', 'app'}
+
+    @run_before('run')
+    def local_launch(self):
+        self.job.launcher = getlauncher('local')()
+
+    @sanity_function
+    def validate(self):
+        # Both fixtures passed their own sanity before this test was set up; subclasses add checks.
+        return sn.all([sn.assert_true(os.path.isdir(self.native.stagedir)),
+                       sn.assert_true(os.path.isdir(self.container.stagedir)), *self.extra_sanity()])
+
+    def extra_sanity(self):
+        return []
+
+    def add_ratio(self, name, native_value, container_value, unit, direction):
+        self.add_fom(f'native_{name}', native_value, unit, direction)
+        self.add_fom(f'container_{name}', container_value, unit, direction)
+        # container/native in %: 100 = no overhead; for 'lower' figures below 100 means faster in the image.
+        self.add_fom(f'ratio_{name}', 100.0 * container_value / native_value, '%', direction)
+
+
+@rfm.simple_test
+class SolverContainerVsNative(ContainerVsNativeBase):
+    '''yee: best Mcells/s natively and in the image, and the image's checksum equals the host's.'''
+    native = fixture(SolverRun, scope='environment', variables={'where': 'native'})
+    container = fixture(SolverRun, scope='environment', variables={'where': 'container'})
+
+    def extra_sanity(self):
+        native = {r['checksum'] for r in self.native.reports()}
+        inside = {r['checksum'] for r in self.container.reports()}
+        return [sn.assert_eq(inside, native, 'the image computes a different checksum than the host build')]
+
+    def collect_foms(self):
+        best = {w: max(r['mcells_per_s'] for r in f.reports())
+                for w, f in (('native', self.native), ('container', self.container))}
+        self.add_ratio('mcells', best['native'], best['container'], 'Mcells/s', 'higher')
+
+
+@rfm.simple_test
+class NetpipeContainerVsNative(ContainerVsNativeBase):
+    '''NetPIPE: best 1-byte latency and peak bandwidth natively and in the image.'''
+    native = fixture(NetpipeRun, scope='environment', variables={'where': 'native'})
+    container = fixture(NetpipeRun, scope='environment', variables={'where': 'container'})
+    tags = {'container', 'network'}
+
+    def collect_foms(self):
+        lat, bw = {}, {}
+        for where, fix in (('native', self.native), ('container', self.container)):
+            runs = fix.curves()
+            lat[where] = min(r[0]['latency_us'] for r in runs)
+            bw[where] = max(row['bandwidth_MBs'] for r in runs for row in r)
+        self.add_ratio('latency_1B', lat['native'], lat['container'], 'us', 'lower')
+        self.add_ratio('peak_bw', bw['native'], bw['container'], 'MB/s', 'higher')
