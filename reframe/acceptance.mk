@@ -24,7 +24,7 @@ acceptance test-acceptance: venv
 	  > $(ACCEPTANCE_OUT)/reframe.out 2>&1 || rc=$$?; \
 	grep -a '^\[acceptance\]\|^\[ *\(PASSED\|FAILED\) *\]' $(ACCEPTANCE_OUT)/reframe.out | sed 's/\x1b\[[0-9;]*m//g'; \
 	test -s $(ACCEPTANCE_OUT)/report.json || { echo "$@: ReFrame wrote no report (see $(ACCEPTANCE_OUT)/reframe.out)"; tail -20 $(ACCEPTANCE_OUT)/reframe.out; exit 1; }; \
-	$(VENV)/bin/yeebench acceptance report $(ACCEPTANCE_OUT)/report.json -o $(ACCEPTANCE_OUT)/acceptance.html || exit 1; \
+	$(VENV)/bin/yeebench acceptance report $(ACCEPTANCE_OUT)/report.json -o $(ACCEPTANCE_OUT)/acceptance.html --results-page $(ACCEPTANCE_OUT)/results.html || exit 1; \
 	grep -q '<h1>yeebench acceptance report</h1>' $(ACCEPTANCE_OUT)/acceptance.html || { echo "$@: no HTML page"; exit 1; }; \
 	echo "$@: page $(ACCEPTANCE_OUT)/acceptance.html, ReFrame output $(ACCEPTANCE_OUT)/reframe.out"; \
 	if [ $$rc -ne 0 ]; then tail -40 $(ACCEPTANCE_OUT)/reframe.out; fi; exit $$rc

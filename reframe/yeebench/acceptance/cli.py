@@ -129,8 +129,18 @@ def cmd_report(args):
         summary = report.collect(args.reports)
     except ResultsError as err:
         raise _usage_error(str(err)) from None
+    link = None
+    if args.results_page:
+        if args.format != "html" or not args.output or args.output == "-":
+            raise _usage_error("--results-page needs --format html and -o FILE")
+        try:
+            report.write_results_page(args.reports, args.results_page)
+            link = os.path.relpath(os.path.abspath(args.results_page),
+                                   os.path.dirname(os.path.abspath(args.output)))
+        except ResultsError as err:  # the sign-off page is still written, without the link
+            sys.stderr.write(f"yeebench acceptance report: warning: no results page: {err}\n")
     if args.format == "html":
-        text = report.as_html(summary, title=args.title)
+        text = report.as_html(summary, title=args.title, results_link=link)
     elif args.format == "json":
         text = report.as_json(summary)
     else:
@@ -200,4 +210,6 @@ def register(subparsers):
     p.add_argument("--format", choices=("html", "text", "json"), default="html")
     p.add_argument("--title", default="yeebench acceptance report")
     p.add_argument("--strict", action="store_true", help="exit 1 unless the verdict is ACCEPTABLE")
+    p.add_argument("--results-page", metavar="FILE",
+                   help="also write the results tooling's report (all figures, provenance) and link it")
     p.set_defaults(func=cmd_report)

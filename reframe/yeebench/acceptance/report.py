@@ -101,7 +101,18 @@ th{background:#f2f2f2} .PASS{background:#dff0d8} .FAIL,.ABORTED,.NOT{background:
 """
 
 
-def as_html(summary, title="Acceptance report"):
+def write_results_page(report_paths, output):
+    """The results tooling's report (all figures, provenance) of the same run(s), for the link."""
+    import tempfile
+    from pathlib import Path
+
+    from yeebench.results import ingest, report as results_report, sources
+    with tempfile.TemporaryDirectory(prefix="yeebench-acceptance-") as tmp:
+        runs = [sources.load_source(str(ingest.ingest(p, results_dir=tmp))) for p in report_paths]
+        return results_report.write_report(runs, Path(output))
+
+
+def as_html(summary, title="Acceptance report", results_link=None):
     esc = html.escape
     c = counts(summary)
     head = overall(summary)
@@ -138,7 +149,9 @@ def as_html(summary, title="Acceptance report"):
 <div class="headline {esc(css_class)}">{esc(head)}: {c['PASS']} passed, {c['FAIL']} failed, {c['SKIP']} skipped{
 f", {c['other']} other" if c['other'] else ""}</div>
 <p>Every acceptance check with its verdict and reason; skipped checks say what this system lacks.
-Figures of merit are as measured in this run.</p>
+Figures of merit are as measured in this run.{
+f' All figures with their provenance (versions, topology, bindings): <a href="{esc(results_link)}">{esc(results_link)}</a>.'
+if results_link else ''}</p>
 {failures}
 <h2>All checks</h2>
 <table><colgroup><col class="v"><col class="c"><col class="w"><col><col class="f"></colgroup>

@@ -93,3 +93,18 @@ def test_topology_and_settings_print_this_node(capsys):
     assert code == 0 and json.loads(out)["cores"] >= 1
     code, out, _ = run(capsys, "settings", "--format", "json")
     assert code == 0 and "kernel.randomize_va_space" in json.loads(out)["settings"]
+
+
+def test_results_page_needs_an_html_file(capsys, tmp_path):
+    code, _, err = run(capsys, "report", REPORT, "--format", "text", "--results-page", str(tmp_path / "r.html"))
+    assert code == 2 and "--results-page needs --format html" in err
+
+
+def test_page_is_readable_by_others(capsys, tmp_path):
+    out_file = tmp_path / "a.html"
+    saved = os.umask(0o022)
+    try:
+        assert run(capsys, "report", REPORT, "-o", str(out_file))[0] == 0
+    finally:
+        os.umask(saved)
+    assert out_file.stat().st_mode & 0o777 == 0o644
