@@ -1,5 +1,6 @@
 """Helpers shared by the gate's CI step and its detection benchmark: find or build
 the workload binary, record one ReFrame run of the gate check and ingest it."""
+import json
 import os
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ def find_workload(build_dir):
     on_path = shutil.which("yee")
     if on_path:
         return on_path
-    build_dir = Path(build_dir)
+    build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
     target = build_dir / "stencil"
     if not target.exists() or target.stat().st_mtime < STENCIL_SRC.stat().st_mtime:
@@ -39,7 +40,19 @@ def _builtin_config_env():
     return env
 
 
-def record_run(binary, repeats, results_dir, extra_work=0.0, nx=None, base_steps=None, workdir=None):
+def _remove_session_logs(report):
+    """ReFrame's built-in config leaves one /tmp/rfm-*.log per session; the report keeps what matters."""
+    try:
+        logs = json.loads(Path(report).read_text())["session_info"].get("log_files", [])
+    except (OSError, ValueError, KeyError):
+        return
+    for log in logs:
+        if Path(log).name.startswith("rfm-") and Path(log).parent == Path(tempfile.gettempdir()):
+            Path(log).unlink(missing_ok=True)
+
+
+def record_run(binary, repeats, results_dir, extra_work=0.0, nx=None, base_steps=None, workdir=None,
+               wall_clock=False):
     """Run the gate check `repeats` times in one ReFrame session (serially) and ingest it.
 
     Returns the run directory. Serial execution matters: ReFrame's default
@@ -51,6 +64,8 @@ def record_run(binary, repeats, results_dir, extra_work=0.0, nx=None, base_steps
         argv = [reframe, "-c", str(CHECK), "-r", "--exec-policy=serial", f"--repeat={repeats}",
                 "--prefix", tmp, "--report-file", str(report), "-S", f"GateSolverRun.binary={binary}",
                 "-S", f"GateSolverRun.extra_work={extra_work}"]
+        if wall_clock:
+            argv += ["-S", "GateSolverRun.wall_clock=true"]
         if nx:
             argv += ["-S", f"GateSolverRun.nx={nx}"]
         if base_steps:
@@ -59,6 +74,7 @@ def record_run(binary, repeats, results_dir, extra_work=0.0, nx=None, base_steps
         if done.returncode != 0:
             sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
             raise RuntimeError(f"gate check failed (reframe exit {done.returncode})")
+        _remove_session_logs(report)
         ingest = subprocess.run([str(Path(sys.executable).parent / "yeebench"), "results", "ingest", str(report),
                                  "--results-dir", str(results_dir)], capture_output=True, text=True)
         if ingest.returncode != 0:

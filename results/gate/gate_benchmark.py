@@ -61,12 +61,12 @@ def main():
     started = time.time()
     for trial in range(args.trials):
         baseline = common.record_run(binary, args.repeats, results_dir / f"t{trial:02d}-base",
-                                     nx=args.nx, base_steps=args.base_steps)
+                                     nx=args.nx, base_steps=args.base_steps, wall_clock=True)
         order = levels[:]
         rng.shuffle(order)
         for level in order:
             candidate = common.record_run(binary, args.repeats, results_dir / f"t{trial:02d}-{level:g}",
-                                          extra_work=level, nx=args.nx, base_steps=args.base_steps)
+                                          extra_work=level, nx=args.nx, base_steps=args.base_steps, wall_clock=True)
             code, by_metric = compare(baseline, candidate)
             trials.append({"trial": trial, "extra_work": level, "exit": code, "baseline": baseline,
                            "candidate": candidate, "metrics": by_metric})

@@ -1,9 +1,11 @@
 """ReFrame check the regression gate records: one short solver run per repeat.
 
-It runs `yee` (or the fallback stencil kernel) with a fixed grid, single-threaded,
-under cputime.py, and reports the process's CPU seconds (the gating figure: it
-measures the work and hardly moves when other processes share the cores) beside
-the wall-clock loop time and throughput that the program reports itself. `extra_work` is the benchmark's
+It runs `yee` (or the fallback stencil kernel) on a small cache-resident grid,
+single-threaded, under cputime.py, and reports the process's CPU seconds: they
+measure the work done and hardly move when other processes share the cores,
+where wall-clock time measures the neighbours too (results/README.md has the
+figures). With `wall_clock=True` it also reports the program's own wall-clock
+loop time and Mcells/s, which the detection benchmark uses for comparison. `extra_work` is the benchmark's
 injected slowdown: it adds that fraction of time steps without changing any
 row parameter, so the candidate's rows match the baseline's and only the work
 differs - exactly what a performance regression looks like to the gate.
@@ -34,6 +36,8 @@ class GateSolverRun(rfm.RunOnlyRegressionTest):
     #: Injected extra work as a fraction of base_steps (0.1 = 10 % more steps); not a row parameter
     extra_work = variable(float, value=0.0)
     threads = variable(int, value=1, loggable=True)
+    #: Also report wall-clock loop time and throughput (not gated in CI: too noisy on shared machines)
+    wall_clock = variable(bool, value=False)
     perf_directions = variable(typ.Dict[str, str], value={"cpu_time_s": "lower", "loop_time_s": "lower",
                                                                 "mcells_per_s": "higher"},
                                loggable=True)
@@ -49,6 +53,12 @@ class GateSolverRun(rfm.RunOnlyRegressionTest):
                                      "--threads", str(self.threads)]
         self.env_vars = {"OMP_NUM_THREADS": str(self.threads)}
         self.num_tasks = 1
+
+    @run_before("performance")
+    def select_figures(self):
+        if not self.wall_clock:
+            for name in ("loop_time_s", "mcells_per_s"):
+                self.perf_variables.pop(name, None)
 
     @sanity_function
     def validate(self):

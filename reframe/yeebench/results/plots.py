@@ -20,7 +20,8 @@ from yeebench.results.store import atomic_write_bytes  # noqa: E402
 
 _SIZE_METRIC = re.compile(r"^(?P<kind>latency|lat|bandwidth|bw)[_-]?(?P<size>\d+(?:\.\d+)?)(?P<unit>B|kB|KB|KiB|MB|MiB)?$",
                           re.I)
-_SIZE_FACTORS = {"b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 2**20}
+# MPI benchmarks say KB/MB for 2^10/2^20 bytes (latency_4KB is 4096 B); SI 'kB' is 10^3
+_SIZE_FACTORS = {"b": 1, "kb": 1024, "kib": 1024, "mb": 2**20, "mib": 2**20}
 _SIZE_PARAMS = ("size", "message_size", "msg_size", "bytes")
 _RANK_PARAMS = ("ranks", "num_tasks", "nodes")
 _BINDING_PARAMS = ("binding", "placement", "bind")
@@ -46,7 +47,9 @@ def message_size(row):
     """Message size in bytes from the metric name (latency_1024B) or a size parameter; None if absent."""
     match = _SIZE_METRIC.match(row["metric"])
     if match:
-        return float(match.group("size")) * _SIZE_FACTORS[(match.group("unit") or "B").lower()]
+        unit = match.group("unit") or "B"
+        factor = 1e3 if unit == "kB" else _SIZE_FACTORS[unit.lower()]
+        return float(match.group("size")) * factor
     if _kind(row["metric"]):
         for key in _SIZE_PARAMS:
             try:
@@ -167,7 +170,20 @@ _US = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}
 
 
 def _alpha_beta(rows):
-    """alpha (us, smallest-message pt2pt latency) and beta (us per byte, 1/peak bandwidth) from pt2pt rows."""
+    """alpha (us) and beta (us per byte) of the fastest point-to-point path in the rows.
+
+    Fitted Hockney figures (hockney_alpha in us, hockney_beta in ns/B) when the
+    run has them, else the smallest-message latency and 1 / peak bandwidth.
+    """
+    fitted = defaultdict(dict)
+    for row in rows:
+        if row["metric"] == "hockney_alpha" and row["unit"] in _US:
+            fitted[_label(row["parameters"])].setdefault("alpha", []).append(row["value"] * _US[row["unit"]])
+        elif row["metric"] == "hockney_beta" and row["unit"] == "ns/B":
+            fitted[_label(row["parameters"])].setdefault("beta", []).append(row["value"] * 1e-3)
+    pairs = [(_median(f["alpha"]), _median(f["beta"])) for f in fitted.values() if "alpha" in f and "beta" in f]
+    if pairs:
+        return min(pairs)
     latencies, bandwidths = [], []
     for row in rows:
         if _COLLECTIVE.search(row["check"]) or "implementation" in row["parameters"]:
