@@ -22,7 +22,7 @@ CUDA_SOURCES = os.path.join(os.path.dirname(__file__), "cuda")
 TOPOLOGY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "config", "topology")
 
 
-class AcceptanceMixin(rfm.RegressionMixin):
+class AcceptanceMixin(rfm.RegressionTestPlugin):
     """Verdict bookkeeping of an acceptance check; mix into a ReFrame test."""
 
     #: The one-line reason of the verdict (PASS, FAIL or SKIP).
