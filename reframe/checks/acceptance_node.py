@@ -42,6 +42,9 @@ class _NodeProbe(YeebenchCheck, AcceptanceMixin):
             records = self.records()
         except (OSError, ValueError) as err:
             return self.verdict(False, str(err))
+        # recorded with the run (loggable), whatever the verdict
+        self.observations = {host: {"topology": rec["topology"], "settings": rec["settings"],
+                                    "ipstack": rec["ipstack"]} for host, rec in records.items()}
         ok, reason, details = evaluate(records)
         return self.verdict(ok, reason, details)
 
