@@ -287,6 +287,7 @@ def check_halo_doc(d, ranks, sizes, esize, periodic):
         require(r["bytes_all_ranks"] == interface_bytes(dims, periodic, side, esize),
                 f"side {side}: bytes_all_ranks {r['bytes_all_ranks']} != model {interface_bytes(dims, periodic, side, esize)}")
         require(0 < r["time_min_s"] <= r["time_avg_s"] <= r["time_max_s"] < 1.0, f"times {r}")
+        require(0 < r["time_median_s"] < 1.0, f"median {r}")
         require(r["bandwidth_gbs"] > 0 and r["valid"] is True and r["wrong_cells"] == 0, f"result {r}")
 
 

@@ -36,7 +36,8 @@ static const char usage[] =
     "  --help, --version\n"
     "\n"
     "Per size: time of one exchange (both phases, pack and unpack included), averaged over iterations on each\n"
-    "rank, then min/avg/max over ranks; bytes_per_exchange = bytes sent by the busiest rank;\n"
+    "rank, then min/avg/max over ranks (time_median_s: the largest per-rank median, robust to preemption);\n"
+    "bytes_per_exchange = bytes sent by the busiest rank;\n"
     "bandwidth_gbs = bytes sent by all ranks per exchange / time_max_s (10^9 B/s).\n"
     "Exit status: 0 valid, 1 received data wrong or out of memory, 2 bad arguments.\n"
     "Example: mpirun -np 8 halo --sizes 32,64,128,256 --precision f64\n";
@@ -128,9 +129,22 @@ typedef struct {
     long side;
     size_t bytes_max, bytes_total;
     double tmin, tavg, tmax;
+    double tmedian; /* largest per-rank median: robust against the odd preempted iteration */
     long wrong;
     int ok;
 } size_result;
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 /* Runs warmup + timed exchanges for one face size. Returns 0, or -1 when memory ran out on some rank. */
 static int run_size(const options *o, MPI_Comm cart, const int dims[3], long side, int inject, size_result *res)
@@ -157,6 +171,7 @@ static int run_size(const options *o, MPI_Comm cart, const int dims[3], long sid
     }
 
     double sum = 0.0;
+    double *times = malloc((size_t)o->iterations * sizeof *times);
     long wrong = 0;
     for (long it = 0; it < o->warmup + o->iterations; it++) {
         int iter = (int)(it & 0x7fffffff);
@@ -173,8 +188,14 @@ static int run_size(const options *o, MPI_Comm cart, const int dims[3], long sid
             x.corrupt_next = 0;
         }
         wrong += (long)halo_validate_ghosts(&h, (const int(*)[2])has_neighbour, iter);
-        if (it >= o->warmup) sum += t;
+        if (it >= o->warmup) {
+            sum += t;
+            if (times) times[it - o->warmup] = t;
+        }
     }
+    double median = times ? median_of(times, (size_t)o->iterations) : sum / (double)o->iterations;
+    free(times);
+    MPI_Allreduce(&median, &res->tmedian, 1, MPI_DOUBLE, MPI_MAX, cart);
 
     double avg = sum / (double)o->iterations;
     unsigned long long sent = halo_bytes_sent(&x), sent_max, sent_total;
@@ -225,6 +246,7 @@ static char *render(const options *o, int ranks, const int dims[3], const size_r
         mb_json_kdouble(&j, "time_min_s", r->tmin);
         mb_json_kdouble(&j, "time_avg_s", r->tavg);
         mb_json_kdouble(&j, "time_max_s", r->tmax);
+        mb_json_kdouble(&j, "time_median_s", r->tmedian);
         mb_json_kdouble(&j, "bandwidth_gbs", r->tmax > 0 ? (double)r->bytes_total / r->tmax / 1e9 : 0.0);
         mb_json_kint(&j, "wrong_cells", r->wrong);
         mb_json_kbool(&j, "valid", r->ok);
