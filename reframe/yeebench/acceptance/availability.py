@@ -50,6 +50,7 @@ def _parse_date(text, lineno):
 
 def parse_log(text):
     """Parse the CSV text into a list of records (dicts); raise AvailabilityError."""
+    text = text.lstrip("\ufeff")  # spreadsheet exports start with a byte-order mark
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1)
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:

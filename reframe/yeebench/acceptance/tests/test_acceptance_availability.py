@@ -83,3 +83,9 @@ def test_bad_windows_are_rejected():
         effectiveness(records, days=0)
     with pytest.raises(AvailabilityError, match="outside"):
         effectiveness(records, days=1, threshold=120)
+
+
+def test_spreadsheet_export_with_bom_and_crlf():
+    text = "\ufeffdate,node,scheduled_hours,operational_hours\r\n2024-01-01,a,24,23.5\r\n"
+    result = effectiveness(parse_log(text), days=1)
+    assert result["el_percent"] == pytest.approx(100 * 23.5 / 24)
