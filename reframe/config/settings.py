@@ -1,0 +1,81 @@
+"""ReFrame configuration of yeebench: one file per system in systems/, environments in environments.py.
+
+    reframe -C reframe/config/settings.py -c reframe/checks -t smoke -r            # this machine
+    reframe -C reframe/config/settings.py -c reframe/checks -r --system <name>      # another system
+
+Each systems/<file>.py defines a module-level `system` dict (a ReFrame `systems`
+entry) and optionally `environments` (a list of ReFrame `environments` entries).
+The catch-all system `local` (hostnames '.*') is placed last so that systems
+matching a real host name are picked first.  Stage, output, perflog and report
+files go under $YEEBENCH_RFM_DIR (default: build/reframe/ in the repository, git-ignored).
+"""
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+CONFIG_DIR = Path(__file__).resolve().parent
+REPO_ROOT = CONFIG_DIR.parents[1]
+RFM_DIR = Path(os.environ.get('YEEBENCH_RFM_DIR', REPO_ROOT / 'build' / 'reframe'))
+(RFM_DIR / 'reports').mkdir(parents=True, exist_ok=True)
+
+# The check library must be importable even with a ReFrame installed outside our venv.
+if str(REPO_ROOT / 'reframe') not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT / 'reframe'))
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(f'yeebench_config_{path.stem}', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _collect():
+    systems, environments = [], list(_load(CONFIG_DIR / 'environments.py').environments)
+    for path in sorted((CONFIG_DIR / 'systems').glob('*.py')):
+        if path.name.startswith('_'):
+            continue
+        module = _load(path)
+        system = getattr(module, 'system', None)
+        if system is None:
+            continue
+        system = dict(system)
+        system.setdefault('prefix', str(RFM_DIR / system['name']))
+        systems.append(system)
+        environments.extend(getattr(module, 'environments', []))
+    systems.sort(key=lambda s: s['name'] == 'local')   # catch-all last
+    return systems, environments
+
+
+_systems, _environments = _collect()
+
+site_configuration = {
+    'systems': _systems,
+    'environments': _environments,
+    'logging': [{
+        'level': 'debug',
+        'handlers': [
+            {'type': 'stream', 'name': 'stdout', 'level': 'info', 'format': '%(message)s'},
+            {'type': 'file', 'name': str(RFM_DIR / 'reframe.log'), 'level': 'debug',
+             'format': '[%(asctime)s] %(levelname)s: %(check_info)s: %(message)s', 'append': False},
+        ],
+        'handlers_perflog': [{
+            'type': 'filelog',
+            'prefix': '%(check_system)s/%(check_partition)s',
+            'basedir': str(RFM_DIR / 'perflogs'),
+            'level': 'info',
+            'format': ('%(check_job_completion_time)s|%(check_display_name)s|%(check_system)s:'
+                       '%(check_partition)s|%(check_environ)s|%(check_perf_var)s|%(check_perf_value)s|'
+                       '%(check_perf_unit)s|%(check_perf_ref)s|%(check_perf_lower_thres)s|'
+                       '%(check_perf_upper_thres)s|%(check_perf_result)s'),
+            'append': True,
+        }],
+    }],
+    'general': [{
+        'report_file': str(RFM_DIR / 'reports' / 'run-report-{sessionid}.json'),
+        'topology_prefix': str(RFM_DIR / 'topology'),
+        'check_search_path': [str(REPO_ROOT / 'reframe' / 'checks')],
+        'save_log_files': False,
+    }],
+}

@@ -1,0 +1,55 @@
+"""`local`: this machine, detected when the configuration is loaded.
+
+Sockets, cores and NUMA nodes come from hwloc (lstopo) or lscpu; programs run
+with the local scheduler and Open MPI's mpirun.  Run-as-root settings appear
+only when running as root; --oversubscribe is added per check only when it
+needs more cores than the node has (see yeebench.base).  Container platforms
+are declared for the runtimes found on PATH.
+"""
+import os
+import shutil
+import socket
+
+from yeebench import topology
+
+_topo = topology.detect()
+_ROOT = hasattr(os, 'geteuid') and os.geteuid() == 0
+
+_features = ['mpi', 'local']
+for tool, feature in (('numactl', 'numactl'), ('lstopo', 'hwloc'), ('hwloc-calc', 'hwloc')):
+    if shutil.which(tool) and feature not in _features:
+        _features.append(feature)
+
+_container_platforms = []
+for tool, platform in (('docker', 'Docker'), ('podman', 'Docker'), ('apptainer', 'Apptainer'),
+                       ('singularity', 'Singularity')):
+    if shutil.which(tool) and all(p['type'] != platform for p in _container_platforms):
+        _container_platforms.append({'type': platform})
+
+_env_vars = []
+if _ROOT:   # Open MPI refuses to start as root without these
+    _env_vars += [['OMPI_ALLOW_RUN_AS_ROOT', '1'], ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']]
+
+system = {
+    'name': 'local',
+    'descr': (f'This machine ({socket.gethostname()}): {_topo.num_sockets} socket(s), '
+              f'{_topo.num_numa_nodes} NUMA node(s), {_topo.num_cores} cores, '
+              f'{_topo.num_cpus} CPUs (detected by {_topo.source})'),
+    'hostnames': ['.*'],
+    'modules_system': 'nomod',
+    'partitions': [{
+        'name': 'default',
+        'descr': 'all cores of this machine, mpirun launcher',
+        'scheduler': 'local',
+        'launcher': 'mpirun',
+        # 'spack' only inside an activated Spack environment (else every check would run twice)
+        'environs': ['host'] + (['spack'] if os.environ.get('SPACK_ENV') else []),
+        'max_jobs': 1,          # performance runs must not share the cores
+        'processor': _topo.to_reframe_processor(),
+        'features': _features,
+        'env_vars': _env_vars,
+        'container_platforms': _container_platforms,
+        'extras': {'num_nodes': 1, 'mpi_implementation': 'openmpi',
+                   'topology_source': _topo.source},
+    }],
+}

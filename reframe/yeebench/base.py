@@ -1,0 +1,167 @@
+"""Base classes of every yeebench check (reused by the acceptance checks).
+
+YeebenchCheck adds to ReFrame's RunOnlyRegressionTest:
+  * figures of merit declared with a unit and a direction (`add_fom`), published
+    as ReFrame performance variables plus the loggable `perf_directions` and
+    `perf_units` dicts, so both reach the JSON run report;
+  * reference values read from reframe/config/references/<system>.json;
+  * the node topology of the current partition (`node_topology`);
+  * MPI launching from a placement Layout (`apply_layout`, `launch_prefix`),
+    for Open MPI's mpirun and for Slurm's srun, with no site conditionals.
+
+Partition/environment feature words the checks rely on are listed in reframe/README.md.
+"""
+import math
+import shlex
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import run_after, run_before, variable
+
+from yeebench import references, topology as topo
+
+DIRECTIONS = ('higher', 'lower')
+MPIRUN_LAUNCHERS = ('mpirun', 'mpiexec')
+
+
+class YeebenchCheck(rfm.RunOnlyRegressionTest):
+    '''Base of yeebench checks: FOMs with units and directions, references from data files.'''
+
+    #: Direction of every performance variable: name -> 'higher' | 'lower' (is better).
+    #: Loggable, so it is written to ReFrame's JSON report for the results tooling.
+    perf_directions = variable(typ.Dict[str, str], value={}, loggable=True)
+
+    #: Unit of every performance variable (SI-style strings: us, s, MB/s, GB/s, Mcells/s, B, %).
+    perf_units = variable(typ.Dict[str, str], value={}, loggable=True)
+
+    #: Free-form facts recorded with the run (e.g. NUMA distances); loggable.
+    observations = variable(typ.Dict[str, object], value={}, loggable=True)
+
+    #: Number of nodes the check uses (checks needing more skip on smaller partitions).
+    num_nodes = variable(int, value=1)
+
+    valid_systems = ['+mpi']
+    valid_prog_environs = ['+mpi']
+    time_limit = '10m'
+    maintainers = ['yeebench']
+
+    @run_after('init')
+    def _fresh_fom_tables(self):
+        # per-instance dicts: class-level defaults must never be shared between tests
+        self.perf_directions = {}
+        self.perf_units = {}
+        self.observations = {}
+        self._foms = {}
+
+    # -- partition facts --------------------------------------------------
+    @property
+    def partition_nodes(self):
+        '''Nodes in the current partition (partition extras 'num_nodes', default 1).'''
+        return int(self.current_partition.extras.get('num_nodes', 1))
+
+    @property
+    def node_topology(self):
+        '''Topology of one node of the current partition (from its `processor` entry).'''
+        proc = self.current_partition.processor
+        if proc.num_cpus:
+            return topo.Topology.from_reframe_processor(proc)
+        if self.current_partition.scheduler.registered_name == 'local':
+            return topo.detect()
+        return None
+
+    @property
+    def launcher_name(self):
+        return self.current_partition.launcher_type.registered_name
+
+    @property
+    def environ_features(self):
+        return set(self.current_environ.features)
+
+    @run_after('setup')
+    def _require_topology(self):
+        self.skip_if(self.node_topology is None,
+                     f'partition {self.current_partition.fullname} has no processor entry '
+                     f'(num_cpus, topology): add one to its system file')
+        self.skip_if(self.num_nodes > self.partition_nodes,
+                     f'needs {self.num_nodes} nodes, partition {self.current_partition.fullname} '
+                     f'has {self.partition_nodes}')
+
+    # -- MPI launching ----------------------------------------------------
+    def apply_layout(self, layout, rankfile=None):
+        '''Set tasks, OpenMP environment and launcher options from a placement Layout.
+
+        `rankfile`: file name (in the stage directory) to write an Open MPI rankfile
+        to and launch with it instead of --map-by (paper 000's method).
+        '''
+        self.num_tasks = layout.num_tasks
+        self.num_tasks_per_node = layout.ranks_per_node
+        self.num_cpus_per_task = layout.cpus_per_task
+        if layout.obj == 'socket':
+            self.num_tasks_per_socket = layout.placement.ranks_per_object
+        self.env_vars.update(layout.omp_env())
+        if self.launcher_name in MPIRUN_LAUNCHERS:
+            if rankfile:
+                self.prerun_cmds.append(f"printf '%s' {shlex.quote(layout.rankfile())} > {rankfile}")
+                opts = ['--rankfile', rankfile, '--mca', 'rmaps_rank_file_physical', '1']
+            else:
+                opts = layout.openmpi_options()
+            self.job.launcher.options = opts + self.mpirun_extra_options(
+                layout.ranks_per_node * layout.threads, list(layout.omp_env()))
+        elif self.launcher_name == 'srun':
+            self.job.launcher.options = layout.srun_options()
+
+    def mpirun_extra_options(self, cores_needed_per_node, env_names=()):
+        '''--oversubscribe only when a node has fewer cores than needed; -x for our env vars.'''
+        opts = []
+        topology = self.node_topology
+        if topology and cores_needed_per_node > topology.num_cores:
+            opts.append('--oversubscribe')
+        for name in env_names:
+            opts += ['-x', name]
+        return opts
+
+    def launch_prefix(self, num_tasks, options=()):
+        '''Command prefix launching `num_tasks` ranks (for extra runs in prerun_cmds).'''
+        opts = ' '.join(shlex.quote(o) for o in options)
+        if self.launcher_name in MPIRUN_LAUNCHERS:
+            extra = ' '.join(self.mpirun_extra_options(num_tasks))
+            return f'{self.launcher_name} -np {num_tasks} {extra} {opts}'.replace('  ', ' ').strip()
+        if self.launcher_name == 'srun':
+            return f'srun -n {num_tasks} {opts}'.strip()
+        return ''
+
+    # -- figures of merit -------------------------------------------------
+    def add_fom(self, name, value, unit, direction):
+        '''Declare one figure of merit (a number, or a deferred expression).'''
+        if direction not in DIRECTIONS:
+            raise ValueError(f'direction of {name!r} must be one of {DIRECTIONS}, got {direction!r}')
+        self._foms[name] = (value, unit)
+        self.perf_directions[name] = direction
+        self.perf_units[name] = unit
+
+    def collect_foms(self):
+        '''Override: call add_fom() for every figure of merit (runs after sanity).'''
+
+    @run_before('performance')
+    def _publish_foms(self):
+        self.collect_foms()
+        self.perf_variables = {
+            name: sn.make_performance_function(value if sn.is_deferred(value) else sn.defer(value), unit)
+            for name, (value, unit) in self._foms.items()
+        }
+        self._apply_references()
+
+    def _apply_references(self):
+        data = references.load(self.current_system.name)
+        if not data:
+            return
+        names = [self.display_name, self.unique_name, type(self).__name__]
+        refs = references.lookup(data, self.current_partition.name, names)
+        refs = {k: v for k, v in refs.items() if k in self._foms}
+        if refs:
+            self.reference = {self.current_partition.fullname: refs}
+
+
+def finite(value):
+    return isinstance(value, (int, float)) and math.isfinite(value)

@@ -1,0 +1,94 @@
+"""Models behind the communication figures of merit.
+
+Hockney model: t(n) = alpha + beta * n  (alpha: latency in us, beta: us per byte;
+asymptotic bandwidth r_inf = 1/beta bytes/us = MB/s).  n_1/2 is the message size
+reaching half the peak bandwidth.  Collective lower bounds use the same alpha and
+beta (the alpha-beta model of Chan et al., single-port, no computation term).
+"""
+import math
+
+
+class FitError(ValueError):
+    """Not enough usable points for the fit."""
+
+
+def hockney_fit(sizes, times_us):
+    """(alpha_us, beta_us_per_byte) minimising relative error of t = alpha + beta*n.
+
+    Relative weighting (w = 1/t^2) keeps small messages from being swamped by
+    large ones, so alpha follows the measured small-message latency.
+    """
+    pts = [(float(n), float(t)) for n, t in zip(sizes, times_us) if t > 0 and math.isfinite(t)]
+    if len(pts) < 2 or len({n for n, _ in pts}) < 2:
+        raise FitError('a Hockney fit needs at least two message sizes with positive times')
+    sw = swx = swy = swxx = swxy = 0.0
+    for n, t in pts:
+        w = 1.0 / (t * t)
+        sw += w
+        swx += w * n
+        swy += w * t
+        swxx += w * n * n
+        swxy += w * n * t
+    det = sw * swxx - swx * swx
+    beta = (sw * swxy - swx * swy) / det
+    alpha = (swy - beta * swx) / sw
+    if alpha < 0 or beta <= 0:   # noisy curve: pin alpha to the smallest message's time
+        n0, t0 = min(pts)
+        alpha = t0
+        num = sum((t - alpha) * n / (t * t) for n, t in pts)
+        den = sum(n * n / (t * t) for n, t in pts)
+        beta = max(num / den, 1e-12) if den > 0 else 1e-12
+    return alpha, beta
+
+
+def interpolate(xs, ys, x):
+    """y at x by log-log interpolation on sorted points (clamped at the ends)."""
+    pts = sorted((float(a), float(b)) for a, b in zip(xs, ys) if a > 0 and b > 0)
+    if not pts:
+        raise FitError('no positive points to interpolate')
+    if x <= pts[0][0]:
+        return pts[0][1]
+    if x >= pts[-1][0]:
+        return pts[-1][1]
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if x0 <= x <= x1:
+            if x1 == x0:
+                return y0
+            f = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
+            return math.exp(math.log(y0) + f * (math.log(y1) - math.log(y0)))
+    return pts[-1][1]
+
+
+def n_half(sizes, bandwidths):
+    """Smallest message size (bytes) at which bandwidth reaches half its peak."""
+    pts = sorted(zip(sizes, bandwidths))
+    if not pts:
+        raise FitError('no bandwidth points')
+    half = max(b for _, b in pts) / 2.0
+    prev = None
+    for n, b in pts:
+        if b >= half:
+            if prev is None or prev[1] >= b:
+                return float(n)
+            (n0, b0) = prev   # linear interpolation between the bracketing points
+            return n0 + (half - b0) * (n - n0) / (b - b0)
+        prev = (n, b)
+    return float(pts[-1][0])
+
+
+def collective_lower_bound_us(collective, procs, size, alpha_us, beta_us_per_byte):
+    """Alpha-beta lower bound of one collective call (us).
+
+    allreduce: ceil(log2 p) alpha + 2 (p-1)/p n beta   (reduce-scatter + allgather volume)
+    bcast:     ceil(log2 p) alpha + n beta
+    alltoall:  ceil(log2 p) alpha + (p-1) n beta       (n = OSU size = bytes per peer)
+    """
+    if procs < 2:
+        return 0.0
+    rounds = math.ceil(math.log2(procs))
+    volume = {'allreduce': 2.0 * (procs - 1) / procs * size,
+              'bcast': float(size),
+              'alltoall': float(procs - 1) * size}
+    if collective not in volume:
+        raise ValueError(f'no lower bound for collective {collective!r}')
+    return rounds * alpha_us + volume[collective] * beta_us_per_byte

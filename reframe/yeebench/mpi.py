@@ -1,0 +1,56 @@
+"""Open MPI component selections (set as OMPI_MCA_* environment variables, so they work
+with mpirun and srun alike) and two-rank layouts for point-to-point runs."""
+
+# Point-to-point transports of Open MPI 4.x.
+TRANSPORTS = {
+    'ob1-vader': {'OMPI_MCA_pml': 'ob1', 'OMPI_MCA_btl': 'self,vader'},
+    'ob1-tcp': {'OMPI_MCA_pml': 'ob1', 'OMPI_MCA_btl': 'self,tcp'},
+    # without InfiniBand UCX needs "any" transports/devices (else "PML ucx cannot be selected")
+    'ucx': {'OMPI_MCA_pml': 'ucx', 'OMPI_MCA_pml_ucx_tls': 'any', 'OMPI_MCA_pml_ucx_devices': 'any'},
+}
+SHARED_MEMORY_ONLY = {'ob1-vader'}
+
+# Forced algorithms of coll/tuned (ids from ompi/mca/coll/tuned, Open MPI 4.1).
+TUNED_ALGORITHMS = {
+    'allreduce': {'recursive-doubling': 3, 'ring': 4, 'rabenseifner': 6},
+    'bcast': {'binomial': 6, 'pipeline': 3, 'scatter-allgather': 8},
+    'alltoall': {'pairwise': 2, 'bruck': 3, 'linear': 1},
+}
+_BASE = 'self,basic,libnbc'
+
+
+def collective_env(collective, implementation):
+    """OMPI_MCA_* settings selecting `implementation` for `collective`.
+
+    implementation: 'tuned' (its own decision rules), 'tuned:<algorithm>' (forced),
+    'han' (hierarchical), 'basic' (linear reference algorithms).
+    """
+    if implementation == 'basic':
+        return {'OMPI_MCA_coll': _BASE}
+    if implementation == 'han':
+        return {'OMPI_MCA_coll': f'{_BASE},tuned,sm,han', 'OMPI_MCA_coll_han_priority': '100'}
+    if implementation == 'tuned':
+        return {'OMPI_MCA_coll': f'{_BASE},tuned'}
+    if implementation.startswith('tuned:'):
+        name = implementation.split(':', 1)[1]
+        algorithms = TUNED_ALGORITHMS.get(collective, {})
+        if name not in algorithms:
+            raise ValueError(f'no forced tuned algorithm {name!r} for {collective} '
+                             f'(known: {", ".join(algorithms) or "none"})')
+        return {'OMPI_MCA_coll': f'{_BASE},tuned', 'OMPI_MCA_coll_tuned_use_dynamic_rules': '1',
+                f'OMPI_MCA_coll_tuned_{collective}_algorithm': str(algorithms[name])}
+    raise ValueError(f'unknown collective implementation {implementation!r}')
+
+
+def implementations(collective):
+    """Every implementation the collectives check sweeps for `collective`."""
+    return ['tuned'] + [f'tuned:{a}' for a in TUNED_ALGORITHMS.get(collective, {})] + ['han', 'basic']
+
+
+def pair_options(launcher, inter_node):
+    """Launcher options placing 2 ranks on one node (adjacent cores) or on two nodes."""
+    if launcher == 'srun':
+        return ['--ntasks-per-node=1' if inter_node else '--ntasks-per-node=2', '--cpu-bind=cores']
+    if launcher in ('mpirun', 'mpiexec'):
+        return ['--map-by', 'ppr:1:node' if inter_node else 'core', '--bind-to', 'core']
+    return []
