@@ -258,7 +258,7 @@ def numa_bw_output_file_and_bad_arguments():
         require(proc.stdout == "", "with --output nothing goes to stdout")
         require(json.load(open(out))["valid"] is True, "file content")
         require(os.listdir(tmp) == ["bw.json"], f"temporary files left: {os.listdir(tmp)}")
-    for args in (["--size", "12x"], ["--size", "100"], ["--repeats", "1"], ["--first-touch", "random"],
+    for args in (["--size", "12x"], ["--size", "100"], ["--size", "4Ti"], ["--repeats", "1"], ["--first-touch", "random"],
                  ["--threads", "0"], ["--expect-nodes", "a"], ["--min-fraction", "1.5"], ["--bogus"], ["--size"]):
         one_line_error(run([prog("numa-bw"), *args], expect_rc=2), "numa-bw")
 
@@ -337,6 +337,7 @@ def halo_bad_arguments():
     for args in (["--sizes", "0"], ["--sizes", "8,,16"], ["--precision", "f16"], ["--iterations", "x"],
                  ["--dims", "3x1x1"], ["--dims", "2x2"], ["--dims", "0x0x0x1"], ["--warmup", "-1"], ["--nope"]):
         one_line_error(run([prog("halo"), *args], expect_rc=2), "halo")
+    one_line_error(run([prog("halo"), "--sizes", "8,4096"], expect_rc=2), "halo")  # 6 x 4098^3 floats
     # Under mpirun every rank sees the error, but only rank 0 reports it.
     proc = run(mpirun(2, prog("halo"), "--dims", "3x1x1"), expect_rc=None)
     require(proc.returncode == 2, f"mpirun --dims 3x1x1: exit {proc.returncode}, wanted 2")

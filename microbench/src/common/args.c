@@ -32,6 +32,7 @@ int mb_parse_bytes(const char *text, size_t min, size_t max, size_t *out)
         case 'k': case 'K': mult = base; break;
         case 'M': mult = base * base; break;
         case 'G': mult = base * base * base; break;
+        case 'T': mult = base * base * base * base; break;
         case 'B': mult = 1; s--; break; /* bare "B" suffix */
         default: return -1;
         }

@@ -11,6 +11,7 @@
 #include "json.h"
 #include "launcher.h"
 #include "output.h"
+#include "sysmem.h"
 #include "version.h"
 
 #define MAX_SIZES 64
@@ -216,6 +217,30 @@ static int run_size(const options *o, MPI_Comm cart, const int dims[3], long sid
     return 0;
 }
 
+/* The largest face size needs six (N+2)^3 blocks per rank; refuse sizes whose ranks on one host would not fit
+ * in 3/4 of its memory, rather than meet the OOM killer half-way through the sweep. */
+static int fits_in_memory(const options *o, int rank)
+{
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    int local_ranks;
+    MPI_Comm_size(host, &local_ranks);
+    MPI_Comm_free(&host);
+    long side = 0;
+    for (int s = 0; s < o->nsizes; s++)
+        if (o->sizes[s] > side) side = o->sizes[s];
+    double per_rank = HALO_FIELDS * (double)(side + 2) * (double)(side + 2) * (double)(side + 2) * o->esize;
+    double phys = (double)mb_physical_memory();
+    int ok = phys == 0 || per_rank * local_ranks <= 0.75 * phys;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!ok && rank == 0) {
+        char need[32], have[32];
+        fprintf(stderr, "halo: error: face size %ld needs %s per rank, too much for %d rank(s) on a host with %s\n", side,
+                mb_format_bytes(per_rank, need, sizeof need), local_ranks, mb_format_bytes(phys, have, sizeof have));
+    }
+    return ok;
+}
+
 static char *render(const options *o, int ranks, const int dims[3], const size_result *res, int nres, int valid)
 {
     mb_json j;
@@ -288,6 +313,11 @@ int main(int argc, char **argv)
     }
     if (parsed) { /* only the process count can make --dims wrong, and that needs MPI */
         if (rank == 0) fprintf(stderr, "halo: error: %s\n", err);
+        MPI_Finalize();
+        return 2;
+    }
+
+    if (!fits_in_memory(&o, rank)) {
         MPI_Finalize();
         return 2;
     }

@@ -11,6 +11,7 @@
 #include "numa_query.h"
 #include "output.h"
 #include "stream_kernels.h"
+#include "sysmem.h"
 #include "version.h"
 
 static const char usage[] =
@@ -23,7 +24,7 @@ static const char usage[] =
     "and, by asking the kernel (move_pages), on which NUMA node a sample of the arrays' pages lies.\n"
     "Every element is checked after the run; a wrong result makes it INVALID (exit 1).\n"
     "\n"
-    "  --size BYTES       bytes per array (default 128Mi; suffixes k M G = 10^3.., Ki Mi Gi = 2^10..).\n"
+    "  --size BYTES       bytes per array (default 128Mi; suffixes k M G T = 10^3.., Ki Mi Gi Ti = 2^10..).\n"
     "                     Make it at least 4x the last-level cache, or the figure measures the cache.\n"
     "  --repeats K        timed repetitions of each kernel, K >= 2 (default 10; the first is not counted)\n"
     "  --threads N        OpenMP threads (default: OMP_NUM_THREADS or all)\n"
@@ -173,6 +174,13 @@ int main(int argc, char **argv)
     if (parsed == 3) { printf("numa-bw %s\n", MB_VERSION); return 0; }
     if (parsed) { fprintf(stderr, "numa-bw: error: %s\n", err); return 2; }
     if (o.threads) omp_set_num_threads((int)o.threads);
+    size_t phys = mb_physical_memory();
+    if (phys && o.bytes > phys / 4) { /* three arrays must fit in 3/4 of memory */
+        char want[32], have[32];
+        fprintf(stderr, "numa-bw: error: --size %s per array (x3) does not fit this machine's %s of memory\n",
+                mb_format_bytes((double)o.bytes, want, sizeof want), mb_format_bytes((double)phys, have, sizeof have));
+        return 2;
+    }
 
     mb_arrays x = {NULL, NULL, NULL, o.bytes / sizeof(double)};
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);

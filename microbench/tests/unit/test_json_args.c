@@ -30,6 +30,8 @@ int main(void)
     CHECK(mb_parse_bytes("16MiB", 1, 1UL << 40, &bytes) == 0 && bytes == 16UL << 20);
     CHECK(mb_parse_bytes("2G", 1, 1UL << 40, &bytes) == 0 && bytes == 2000000000UL);
     CHECK(mb_parse_bytes("3k", 1, 1UL << 40, &bytes) == 0 && bytes == 3000);
+    CHECK(mb_parse_bytes("1Ti", 1, 1UL << 40, &bytes) == 0 && bytes == 1UL << 40);
+    CHECK(mb_parse_bytes("2Ti", 1, 1UL << 40, &bytes) == -1);
     CHECK(mb_parse_bytes("100B", 1, 1UL << 40, &bytes) == 0 && bytes == 100);
     CHECK(mb_parse_bytes("12x", 1, 1UL << 40, &bytes) == -1);
     CHECK(mb_parse_bytes("-5", 1, 1UL << 40, &bytes) == -1);
