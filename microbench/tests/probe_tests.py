@@ -296,6 +296,7 @@ def halo_two_ranks_f32():
     d = doc(run(mpirun(2, prog("halo"), "--sizes", "4,16,32", "--iterations", "20", "--warmup", "2")))
     check_halo_doc(d, 2, [4, 16, 32], 4, False)
     require(d["precision"] == "f32" and d["periodic"] is False, "defaults")
+    require(d["threads_per_rank"] == 1 and d["oversubscribed"] is (len(usable_cpus()) < 2), "threads/oversubscribed")
     # Two ranks side by side: each sends one face (2 components) per exchange.
     require(all(r["bytes_per_exchange"] == 2 * r["face_cells"] * 4 for r in d["results"]), "bytes_per_exchange")
 
@@ -307,6 +308,15 @@ def halo_four_ranks_periodic_f64():
     check_halo_doc(d, 4, [8, 24], 8, True)
     # Periodic: every rank has 6 neighbours (itself where a dimension is 1) and sends 6 faces.
     require(all(r["bytes_per_exchange"] == 6 * 2 * r["face_cells"] * 8 for r in d["results"]), "bytes_per_exchange")
+
+
+@case
+def halo_warns_when_oversubscribed():
+    n = len(usable_cpus())
+    proc = run(mpirun(2, "--bind-to", "none", prog("halo"), "--sizes", "4", "--iterations", "3"), OMP_NUM_THREADS=n)
+    d = doc(proc)
+    require(d["oversubscribed"] is True and d["threads_per_rank"] == n, f"2 ranks x {n} threads on {n} CPUs")
+    require("oversubscribed" in proc.stderr, f"no warning: {proc.stderr}")
 
 
 @case

@@ -1,11 +1,15 @@
 /* halo: the solver's 6-face halo exchange alone, over a sweep of face sizes; time, bandwidth, validated data. */
 #include <getopt.h>
 #include <mpi.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
+#include "cpuset.h"
 #include "halo_exchange.h"
 #include "halo_field.h"
 #include "json.h"
@@ -217,6 +221,36 @@ static int run_size(const options *o, MPI_Comm cart, const int dims[3], long sid
     return 0;
 }
 
+/* Ranks x OpenMP threads beyond the CPUs a host's ranks may use make every exchange wait for descheduled
+ * partners; the times are then about the scheduler. Warns (once per host) and returns 1 if so anywhere. */
+static int oversubscribed(int threads)
+{
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    int hrank, total_threads;
+    MPI_Comm_rank(host, &hrank);
+    cpu_set_t mask;
+    mb_set mine, all;
+    mb_set_clear(&mine);
+    CPU_ZERO(&mask);
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+        for (int c = 0; c < CPU_SETSIZE && c < MB_MAX_CPUS; c++)
+            if (CPU_ISSET(c, &mask)) mb_set_add(&mine, c);
+    MPI_Allreduce(mine.bits, all.bits, MB_SET_WORDS, MPI_UINT64_T, MPI_BOR, host);
+    MPI_Allreduce(&threads, &total_threads, 1, MPI_INT, MPI_SUM, host);
+    MPI_Comm_free(&host);
+    int over = total_threads > mb_set_count(&all);
+    if (over && hrank == 0) {
+        char hostname[64] = "?";
+        gethostname(hostname, sizeof hostname - 1);
+        fprintf(stderr, "halo: warning: %d threads in all on host %s with %d usable CPUs: oversubscribed, times will "
+                        "include waiting for descheduled ranks (set OMP_NUM_THREADS)\n",
+                total_threads, hostname, mb_set_count(&all));
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &over, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    return over;
+}
+
 /* The largest face size needs six (N+2)^3 blocks per rank; refuse sizes whose ranks on one host would not fit
  * in 3/4 of its memory, rather than meet the OOM killer half-way through the sweep. */
 static int fits_in_memory(const options *o, int rank)
@@ -241,7 +275,8 @@ static int fits_in_memory(const options *o, int rank)
     return ok;
 }
 
-static char *render(const options *o, int ranks, const int dims[3], const size_result *res, int nres, int valid)
+static char *render(const options *o, int ranks, int threads, int over, const int dims[3], const size_result *res,
+                    int nres, int valid)
 {
     mb_json j;
     mb_json_init(&j);
@@ -251,6 +286,8 @@ static char *render(const options *o, int ranks, const int dims[3], const size_r
     mb_json_kstring(&j, "version", MB_VERSION);
     mb_json_kbool(&j, "valid", valid);
     mb_json_kint(&j, "ranks", ranks);
+    mb_json_kint(&j, "threads_per_rank", threads);
+    mb_json_kbool(&j, "oversubscribed", over);
     mb_json_key(&j, "dims");
     mb_json_begin_array(&j);
     for (int a = 0; a < 3; a++) mb_json_int(&j, dims[a]);
@@ -322,6 +359,10 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    int threads = omp_get_max_threads();
+    int over = oversubscribed(threads);
+    MPI_Allreduce(MPI_IN_PLACE, &threads, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+
     int periods[3] = {o.periodic, o.periodic, o.periodic};
     MPI_Comm cart;
     MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
@@ -342,7 +383,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < nres; s++)
             if (!res[s].ok)
                 fprintf(stderr, "halo: INVALID: %ld received cells wrong for face size %ld\n", res[s].wrong, res[s].side);
-        char *doc = render(&o, size, dims, res, nres, valid);
+        char *doc = render(&o, size, threads, over, dims, res, nres, valid);
         if (mb_write_document("halo", o.output, doc)) status = 1;
         free(doc);
     }
