@@ -10,10 +10,18 @@ cd "$(dirname "$0")/.."
 for d in solver microbench reframe containers; do
     [ -d "$d" ] || { echo "build-context: $d/ is missing from the work tree" >&2; exit 2; }
 done
-exec tar -c --owner=0 --group=0 \
+# GNU tar exits 1 when a file changed while it was read (someone editing the tree): the archive is still
+# complete, so that is a warning; any other failure is an error.
+rc=0
+tar -c --owner=0 --group=0 --warning=no-file-changed \
     --exclude='./build' --exclude='*/build' --exclude='*/build-*' --exclude='.venv' \
     --exclude='__pycache__' --exclude='*.pyc' --exclude='*.egg-info' \
     --exclude='reframe/output' --exclude='reframe/stage' --exclude='reframe/perflogs' \
     --exclude='containers/wheels' \
     solver microbench reframe containers \
-    -C "$(cd "$wheels" && pwd)/.." --transform="s,^$(basename "$wheels"),containers/wheels," "$(basename "$wheels")"
+    -C "$(cd "$wheels" && pwd)/.." --transform="s,^$(basename "$wheels"),containers/wheels," "$(basename "$wheels")" || rc=$?
+if [ "$rc" -eq 1 ]; then
+    echo "build-context: warning: a file changed while it was archived" >&2
+elif [ "$rc" -ne 0 ]; then
+    exit "$rc"
+fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the yeebench Docker image on this machine and runs it for real, with nothing but the Debian mirror
 # and PyPI reachable:
-#   1. installs docker.io and debootstrap if missing (as root);
+#   1. installs docker.io, debootstrap and charliecloud if missing (as root);
 #   2. makes the debian:bookworm base image with `debootstrap --variant=minbase` (the tarball is cached in
 #      $YEEBENCH_CACHE, default /var/cache/yeebench, so later runs skip this step);
 #   3. starts a private dockerd (own socket, data and exec roots, no bridge, no iptables);
@@ -28,7 +28,9 @@ grep -qw overlay /proc/filesystems || skip "the kernel has no overlay filesystem
 [ -d /sys/fs/cgroup ] && [ -n "$(ls -A /sys/fs/cgroup 2>/dev/null)" ] || skip "no cgroup filesystem mounted"
 [ -x "$py" ] || { log "error: $py is missing (run make venv)"; exit 2; }
 
-DEB_PACKAGES="docker.io debootstrap" bash reframe/install-deps.sh
+debs="docker.io debootstrap"
+[ "${YEEBENCH_CHARLIECLOUD:-1}" = 1 ] && debs="$debs charliecloud"
+DEB_PACKAGES="$debs" bash reframe/install-deps.sh
 mkdir -p "$cache" "$out"
 t_start=$(date +%s)
 
@@ -98,9 +100,12 @@ rm -rf "$pysrc"
 
 log "docker build $image (log: $out/docker-build.log)"
 t0=$(date +%s)
-bash containers/build-context.sh "$wheels" | DOCKER_BUILDKIT=0 docker build --network host \
-    --build-arg JOBS="${JOBS:-2}" --build-arg YEE_MARCH="${YEE_MARCH:-native}" -t "$image" -f containers/Dockerfile - > "$out/docker-build.log" 2>&1 \
+bash containers/build-context.sh "$wheels" > "$out/context.tar"
+DOCKER_BUILDKIT=0 docker build --network host \
+    --build-arg JOBS="${JOBS:-2}" --build-arg YEE_MARCH="${YEE_MARCH:-native}" -t "$image" -f containers/Dockerfile - \
+    < "$out/context.tar" > "$out/docker-build.log" 2>&1 \
     || { log "error: docker build failed; last lines:"; tail -25 "$out/docker-build.log"; exit 1; }
+rm -f "$out/context.tar"
 t1=$(date +%s)
 size=$(docker image inspect -f '{{.Size}}' "$image")
 log "built $image in $((t1 - t0)) s, $((size / 1000000)) MB"

@@ -34,6 +34,8 @@ smoke() {
     fi
     rundir=${YEEBENCH_RUN_DIR:-$HOME/yeebench-run}
     mkdir -p "$rundir"
+    # ReFrame's stage, output, perflogs and reports go to a folder this (unprivileged) user can write.
+    export YEEBENCH_RFM_DIR="$rundir"
     exec reframe -C "$share/config/settings.py" -c "$share/checks" -R --system local -t smoke \
         --prefix "$rundir" --report-file "$rundir/report.json" -r
 }

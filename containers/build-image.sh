@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the yeebench Docker image with the Docker (or Podman) engine you already have:
+#   containers/build-image.sh [IMAGE]            # default yeebench:latest; engine from $ENGINE (docker|podman)
+# Steps: a wheelhouse of the Python package and its pinned dependencies (pip, on this host), the build
+# context (containers/build-context.sh), then `docker build -f containers/Dockerfile`.
+# Environment: ENGINE (docker), PY (python with pip; default .venv/bin/python), JOBS (2),
+# YEE_MARCH (empty = portable; `native` for an image that only runs on CPUs like this one),
+# OUT (build/containers: wheelhouse and logs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+image=${1:-yeebench:latest}
+engine=${ENGINE:-docker}
+py=${PY:-.venv/bin/python}
+out=${OUT:-build/containers}
+case "$image" in -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+command -v "$engine" > /dev/null || { echo "build-image: $engine not found (ENGINE=docker|podman)" >&2; exit 2; }
+[ -x "$py" ] || { echo "build-image: $py is missing (make venv, or set PY)" >&2; exit 2; }
+mkdir -p "$out"
+
+# Wheelhouse: built from a copy so that no build/ or egg-info folder lands in the work tree.
+wheels=$out/wheels
+rm -rf "$wheels" && mkdir -p "$wheels"
+pysrc=$(mktemp -d)
+trap 'rm -rf "$pysrc"' EXIT
+cp -r reframe/pyproject.toml reframe/yeebench "$pysrc"/
+[ -f reframe/README.md ] && cp reframe/README.md "$pysrc"/
+"$py" -m pip wheel --quiet --disable-pip-version-check -w "$wheels" "$pysrc" > "$out/pip-wheel.log" 2>&1 \
+    || { echo "build-image: pip wheel failed, see $out/pip-wheel.log" >&2; tail -5 "$out/pip-wheel.log" >&2; exit 1; }
+
+bash containers/build-context.sh "$wheels" > "$out/context.tar"
+build_opts=(--network host --build-arg JOBS="${JOBS:-2}" --build-arg YEE_MARCH="${YEE_MARCH:-}")
+t0=$(date +%s)
+DOCKER_BUILDKIT=0 "$engine" build "${build_opts[@]}" -t "$image" -f containers/Dockerfile - \
+    < "$out/context.tar" > "$out/docker-build.log" 2>&1 \
+    || { echo "build-image: $engine build failed; last lines:" >&2; tail -25 "$out/docker-build.log" >&2; exit 1; }
+rm -f "$out/context.tar"
+echo "build-image: built $image with $engine in $(( $(date +%s) - t0 )) s (log: $out/docker-build.log)"

@@ -1,0 +1,81 @@
+"""The container scripts: entry point behaviour, build context contents, shell syntax."""
+import os
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CONTAINERS = REPO_ROOT / 'containers'
+ENTRYPOINT = CONTAINERS / 'entrypoint.sh'
+
+
+@pytest.mark.parametrize('script,shell', [('entrypoint.sh', 'sh'), ('ci-build.sh', 'bash'),
+                                          ('build-context.sh', 'bash'), ('charliecloud-run.sh', 'bash')])
+def test_scripts_have_valid_syntax(script, shell):
+    subprocess.run([shell, '-n', str(CONTAINERS / script)], check=True)
+
+
+def run_entrypoint(*args, env=None):
+    return subprocess.run(['sh', str(ENTRYPOINT), *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=30)
+
+
+def test_entrypoint_runs_a_given_command():
+    out = run_entrypoint('echo', 'hello from the image')
+    assert out.returncode == 0 and out.stdout == 'hello from the image\n'
+
+
+def test_entrypoint_help_lists_the_commands():
+    out = run_entrypoint('help')
+    assert out.returncode == 0
+    for word in ('smoke', 'selftest', 'anything else'):
+        assert word in out.stdout
+
+
+def test_entrypoint_smoke_without_reframe_files_fails_with_one_line(tmp_path):
+    out = run_entrypoint('smoke', env={'YEEBENCH_PREFIX': str(tmp_path)})
+    assert out.returncode == 2
+    assert out.stderr.strip().count('\n') == 0 and 'no ReFrame configuration' in out.stderr
+
+
+def test_entrypoint_passes_the_exit_code_through():
+    assert run_entrypoint('sh', '-c', 'exit 7').returncode == 7
+
+
+def test_build_context_holds_sources_and_wheels_but_no_build_outputs(tmp_path):
+    wheels = tmp_path / 'wheels'
+    wheels.mkdir()
+    (wheels / 'demo-1.0-py3-none-any.whl').write_bytes(b'not a real wheel')
+    tar_path = tmp_path / 'context.tar'
+    with open(tar_path, 'wb') as out:
+        subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(wheels)], stdout=out, check=True)
+    with tarfile.open(tar_path) as tar:
+        names = tar.getnames()
+    assert 'solver/CMakeLists.txt' in names and 'microbench/CMakeLists.txt' in names
+    assert 'reframe/pyproject.toml' in names and 'containers/entrypoint.sh' in names
+    assert 'containers/wheels/demo-1.0-py3-none-any.whl' in names
+    assert not [n for n in names if '__pycache__' in n or n.startswith(('.venv', 'build/'))
+                or '/build/' in n or n.endswith('.pyc')]
+
+
+def test_build_context_rejects_a_missing_wheelhouse(tmp_path):
+    out = subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(tmp_path / 'nope')],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and 'wheelhouse' in out.stderr
+
+
+def test_ci_build_skips_with_a_reason_when_not_root():
+    # As an unprivileged user the script must say why it skips and exit 0 (nothing started).
+    if os.geteuid() != 0:
+        out = subprocess.run(['bash', str(CONTAINERS / 'ci-build.sh')], capture_output=True, text=True)
+    else:
+        try:
+            out = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+                                  'bash', str(CONTAINERS / 'ci-build.sh')], capture_output=True, text=True,
+                                 cwd='/')
+        except FileNotFoundError:
+            pytest.skip('setpriv is not available')
+    assert out.returncode == 0, out.stderr
+    assert 'SKIPPED: needs root' in out.stdout

@@ -1,0 +1,115 @@
+"""Loads our Spack recipes without Spack: a minimal stand-in for the parts of Spack's package API that
+the recipes use (directives record their arguments; CMakePackage.define* build -D options), so tests can
+check what a recipe declares and which CMake options it passes.  Spack is not installable from a
+registry, so CI has no real one; the recipes were verified with a real Spack by hand (spack/README.md)."""
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RECIPES = REPO_ROOT / 'spack' / 'repo' / 'spack_repo' / 'yeebench' / 'packages'
+
+
+def load_yaml(path):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+class Directives:
+    '''What one recipe class declared, in order.'''
+
+    def __init__(self):
+        self.calls = []
+
+    def record(self, name):
+        def directive(*args, **kwargs):
+            self.calls.append((name, args, kwargs))
+            if name in ('run_after', 'run_before', 'on_package_attributes'):
+                return lambda fn: fn
+            return None
+        return directive
+
+    def of(self, name):
+        return [(a, k) for n, a, k in self.calls if n == name]
+
+
+class FakeSpec:
+    '''Just enough of a concrete spec for cmake_args(): variant values.'''
+
+    def __init__(self, variants):
+        self.variants = dict(variants)
+
+    def satisfies(self, constraint):
+        name = constraint.lstrip('+~')
+        value = self.variants.get(name)
+        return bool(value) if constraint.startswith('+') else not value
+
+
+class FakeCMakePackage:
+    run_tests = False
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    @staticmethod
+    def define(name, value):
+        if isinstance(value, bool):
+            value = 'ON' if value else 'OFF'
+        elif isinstance(value, (list, tuple)):
+            value = ';'.join(str(v) for v in value)
+        return f'-D{name}={value}'
+
+    def define_from_variant(self, name, variant):
+        if variant not in self.spec.variants:
+            raise KeyError(f'variant {variant!r} is not declared by the recipe')
+        return self.define(name, self.spec.variants[variant])
+
+
+def load_recipe(package_dir):
+    '''(module, Directives) of spack/repo/.../packages/<package_dir>/package.py.'''
+    directives = Directives()
+    api = types.ModuleType('spack.package')
+    for name in ('version', 'variant', 'depends_on', 'requires', 'conflicts', 'license', 'maintainers',
+                 'provides', 'patch', 'resource', 'run_after', 'run_before', 'on_package_attributes'):
+        setattr(api, name, directives.record(name))
+    api.working_dir = lambda *a, **k: None
+    api.Executable = lambda *a, **k: None
+    api.ctest = lambda *a, **k: None
+    api.__all__ = [n for n in dir(api) if not n.startswith('_')]
+    cmake = types.ModuleType('spack_repo.builtin.build_systems.cmake')
+    cmake.CMakePackage = FakeCMakePackage
+    fakes = {'spack': types.ModuleType('spack'), 'spack.package': api,
+             'spack_repo': types.ModuleType('spack_repo'),
+             'spack_repo.builtin': types.ModuleType('spack_repo.builtin'),
+             'spack_repo.builtin.build_systems': types.ModuleType('spack_repo.builtin.build_systems'),
+             'spack_repo.builtin.build_systems.cmake': cmake}
+    saved = {k: sys.modules.get(k) for k in fakes}
+    sys.modules.update(fakes)
+    try:
+        path = RECIPES / package_dir / 'package.py'
+        spec = importlib.util.spec_from_file_location(f'yeebench_recipe_{package_dir}', path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+    return module, directives
+
+
+def variant_defaults(directives):
+    return {args[0]: kwargs.get('default') for args, kwargs in directives.of('variant')}
+
+
+def cmake_cache_names(cmakelists):
+    '''Names of option(...) and set(... CACHE ...) entries of a CMakeLists.txt.'''
+    import re
+    text = Path(cmakelists).read_text()
+    names = set(re.findall(r'^\s*option\(\s*(\w+)', text, re.M))
+    names |= set(re.findall(r'^\s*set\(\s*(\w+)\s+[^)]*\bCACHE\b', text, re.M))
+    return names
