@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <stdexcept>
 
@@ -20,6 +21,14 @@ namespace {
 int usage_error(const char* what) {
   std::fprintf(stderr, "yee: error: %s\n", what);
   return 2;
+}
+
+// True when no MPI launcher started this process (mpirun, srun and hydra all export
+// one of these), i.e. MPI_Init will make a singleton of one rank.
+bool is_singleton() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_NUM_TASKS", "MPI_LOCALNRANKS"})
+    if (std::getenv(v)) return false;
+  return true;
 }
 
 }  // namespace
@@ -39,6 +48,17 @@ int main(int argc, char** argv) {
     std::printf("yee %s (backend %s, git %s%s, %s)\n", YEE_VERSION, YEE_BACKEND_NAME, yee::build_info.git_sha,
                 yee::build_info.dirty ? "-dirty" : "", yee::build_info.compiler);
     return 0;
+  }
+
+  // A singleton knows its rank count (1) already: reject rank-dependent errors before
+  // MPI_Init, which is the slow part of a rejected run.
+  if (is_singleton()) {
+    try {
+      yee::Options probe = opt;
+      yee::validate_for_ranks(probe, 1);
+    } catch (const yee::UsageError& e) {
+      return usage_error(e.what());
+    }
   }
 
   int provided = 0;

@@ -30,7 +30,7 @@ CASES = [  # (ranks, threads, extra flags)
     (8, 1, ["--decomp", "8x1x1"]),
 ]
 if SMALL:
-    CASES = [c for c in CASES if c[0] in (1, 2, 3)][:7]
+    CASES = [CASES[0], CASES[1], CASES[5], CASES[9]]
 
 for precision in (("f64",) if SMALL else ("f32", "f64")):
     ref = None

@@ -18,6 +18,7 @@ def env_for(threads):
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    env["OMPI_MCA_ess_singleton_isolated"] = "1"  # a singleton (no mpirun) starts no orted
     # Open MPI 4.1 is not leak-free at MPI_Finalize: suppress its leaks (full unwinding,
     # so the frames name its libraries), report everything else.
     env["ASAN_OPTIONS"] = "fast_unwind_on_malloc=0:abort_on_error=0:detect_leaks=1"
