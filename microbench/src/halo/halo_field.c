@@ -37,8 +37,9 @@ void halo_field_set(halo_field *h, int field, size_t idx, double v)
 
 void halo_tangential(int axis, int base, int comp[2])
 {
-    comp[0] = base + (axis + 1) % 3;
-    comp[1] = base + (axis + 2) % 3;
+    /* In ascending order, as the solver packs them: x -> (y, z), y -> (x, z), z -> (x, y). */
+    comp[0] = base + (axis == 0 ? 1 : 0);
+    comp[1] = base + (axis == 2 ? 1 : 2);
 }
 
 /* Global cell number along one axis, wrapping for periodic neighbours. */

@@ -64,6 +64,13 @@ static int run(size_t esize)
 
 int main(void)
 {
+    int c[2];
+    halo_tangential(0, HALO_EX, c);
+    CHECK(c[0] == HALO_EY && c[1] == HALO_EZ);
+    halo_tangential(1, HALO_HX, c);
+    CHECK(c[0] == HALO_HX && c[1] == HALO_HZ);
+    halo_tangential(2, HALO_EX, c);
+    CHECK(c[0] == HALO_EX && c[1] == HALO_EY);
     run(4);
     run(8);
     CHECK_DONE();
