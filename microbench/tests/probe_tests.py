@@ -173,6 +173,19 @@ def affinity_table_format():
 
 
 @case
+def affinity_output_file_written_once():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "placement.json")
+        proc = run(mpirun(2, "--bind-to", "none", prog("affinity"), "--output", out))
+        require(proc.stdout.strip() == "", f"with --output nothing goes to stdout: {proc.stdout!r}")
+        d = json.load(open(out))
+        require([r["rank"] for r in d["placement"]] == [0, 1], f"rows {d['placement']}")
+        require(os.listdir(tmp) == ["placement.json"], f"temporary files left: {os.listdir(tmp)}")
+        proc = run([prog("affinity"), "--output", os.path.join(tmp, "missing", "x.json")], expect_rc=1)
+        require("cannot write" in proc.stderr, proc.stderr)
+
+
+@case
 def affinity_bad_arguments():
     for args in (["--expect", "bogus"], ["--expect", "cpus=9-1"], ["--format", "xml"], ["--frobnicate"],
                  ["--expect"], ["stray"]):
@@ -207,6 +220,9 @@ def numa_bw_default_policy_pages_on_local_node():
     check_numa_doc(d, d["thread_nodes"])  # first touch by the threads: pages where the threads run
     if len(memory_nodes()) == 1:
         require(d["pages"]["fraction_by_node"] == {"0": 1}, f"one-node machine: {d['pages']['fraction_by_node']}")
+    d = doc(run([prog("numa-bw"), *SMALL, "--threads", "1", "--sample-pages", "30"], OMP_NUM_THREADS=2))
+    require(d["threads"] == 1, f"--threads 1 ran {d['threads']} threads")
+    require(d["pages"]["sampled"] == 30, f"--sample-pages 30 sampled {d['pages']['sampled']}")
 
 
 @case
