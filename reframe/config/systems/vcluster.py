@@ -51,6 +51,11 @@ _env_vars = [
     ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1'],
 ]
 
+if _shared:
+    # Nodes share host CPUs (e.g. 2 nodes x 2 CPUs on a 2-core CI machine): busy-polling ranks would
+    # starve the kernel threads that move and shape the virtual links, so idle ranks yield.
+    _env_vars.append(['OMPI_MCA_mpi_yield_when_idle', '1'])
+
 _extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
            'cpus_shared': _shared}
 

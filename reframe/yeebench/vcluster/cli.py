@@ -99,6 +99,25 @@ def cmd_preflight(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    from yeebench.cli import UsageError
+    from .layout import parse_link_rate
+    from . import verify
+    try:
+        rate = parse_link_rate(args.link_rate)
+    except LayoutError as err:
+        raise UsageError(str(err))
+    if not 0 < args.tolerance < 1:
+        raise UsageError(f"--tolerance must be between 0 and 1, got {args.tolerance}")
+    try:
+        ok, lines = verify.verify(verify.load_rows(args.results), rate, args.tolerance)
+    except verify.VerifyError as err:
+        raise UsageError(str(err))
+    print("\n".join(lines))
+    print(f"vcluster verify: {'all properties hold' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "vcluster", help="virtual Slurm cluster on this machine (network namespaces as nodes)",
@@ -130,4 +149,9 @@ def register(subparsers) -> None:
     p = add("exec", cmd_exec, "run a command on the head node (switch namespace, SLURM_CONF set), "
                               "e.g. `yeebench vcluster exec -- reframe ...`")
     p.add_argument("argv", nargs=argparse.REMAINDER, help="command and its arguments")
+    p = add("verify", cmd_verify, "assert on a smoke run's results: inter-node bandwidth within a tolerance "
+                                  "of the link rate, intra-node better than inter-node")
+    p.add_argument("results", help="ingested run directory (rows.jsonl) or ReFrame JSON report")
+    p.add_argument("--link-rate", default="none", help="configured link rate, e.g. 1gbit (none: skip that check)")
+    p.add_argument("--tolerance", type=float, default=0.15, help="relative tolerance (default 0.15)")
     add("preflight", cmd_preflight, "check root, commands and kernel features; exit 2 with the reason if absent")

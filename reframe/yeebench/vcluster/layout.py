@@ -43,14 +43,13 @@ def parse_link_rate(text: Optional[str]) -> Optional[float]:
 
 
 def tbf_burst_bytes(rate_bps: float) -> int:
-    """Token bucket size for tc tbf.
+    """Token bucket size for tc tbf: 2 ms worth of tokens, at least 64 KiB.
 
-    Small on purpose: a ping-pong benchmark lets each direction's bucket refill while the other
-    direction sends, so a bucket as large as a message would let that message pass at veth speed
-    and NetPIPE would report up to twice the configured rate. 100 us worth of tokens, at least 16 KiB
-    (a message of M bytes then comes out at most burst/M faster than the rate).
+    Smaller buckets lose tokens whenever the qdisc timer fires late (a busy 2-core machine), and the
+    link then delivers well under its rate. A larger bucket does not inflate ping-pong figures much
+    because both directions share it (see netns.shape_link): it only refills while the link is idle.
     """
-    return max(16 * 1024, int(rate_bps * 100e-6 / 8))
+    return max(64 * 1024, int(rate_bps * 2e-3 / 8))
 
 
 def split_cpus(host_cpus: List[int], nodes: int, cpus_per_node: int) -> List[List[int]]:

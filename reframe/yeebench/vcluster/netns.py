@@ -47,12 +47,30 @@ def create(layout: Layout) -> None:
 
 
 def shape_link(layout: Layout, node) -> None:
-    """Token-bucket shaping on both veth ends, so each direction of node<->switch is limited."""
+    """Limit the node's link to the configured rate with one token bucket for both directions.
+
+    Both directions of the link (into the switch and out of it) are redirected through one IFB
+    device holding a tbf. One shared bucket matters for ping-pong benchmarks: with one bucket per
+    direction, each bucket refills while the other direction sends, and messages up to the bucket
+    size then cross at veth speed (NetPIPE would report up to twice the rate).
+    """
     rate = f"{int(layout.link_rate_bps)}bit"
     burst = str(tbf_burst_bytes(layout.link_rate_bps))
-    for ns, dev in ((node.netns, "eth0"), (SWITCH_NETNS, node.veth_switch)):
-        run(["tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate,
-             "burst", burst, "latency", "100ms"])
+    ifb = ifb_name(node)
+    sw = ["tc", "-n", SWITCH_NETNS]
+    redirect = ["protocol", "all", "u32", "match", "u32", "0", "0",
+                "action", "mirred", "egress", "redirect", "dev", ifb]
+    run(["ip", "-n", SWITCH_NETNS, "link", "add", ifb, "type", "ifb"])
+    run(["ip", "-n", SWITCH_NETNS, "link", "set", ifb, "up"])
+    run(sw + ["qdisc", "add", "dev", ifb, "root", "tbf", "rate", rate, "burst", burst, "latency", "100ms"])
+    run(sw + ["qdisc", "add", "dev", node.veth_switch, "ingress"])                 # node -> switch
+    run(sw + ["filter", "add", "dev", node.veth_switch, "parent", "ffff:"] + redirect)
+    run(sw + ["qdisc", "add", "dev", node.veth_switch, "root", "handle", "1:", "htb"])  # switch -> node
+    run(sw + ["filter", "add", "dev", node.veth_switch, "parent", "1:"] + redirect)
+
+
+def ifb_name(node) -> str:
+    return node.veth_switch.replace("ybvs", "ybvi")
 
 
 def namespace_pids(name: str) -> List[int]:

@@ -40,11 +40,19 @@ def check(shaping: bool = True) -> Optional[str]:
         run(ns + ["link", "add", "ybprobe1", "type", "veth", "peer", "name", "ybprobe2"])
         run(ns + ["link", "set", "ybprobe1", "master", "ybprobe0"])
         if shaping:
+            tc = ["tc", "-n", PROBE_NS]
             try:
-                run(["tc", "-n", PROBE_NS, "qdisc", "add", "dev", "ybprobe2", "root", "tbf",
-                     "rate", "1gbit", "burst", "32kb", "latency", "100ms"])
+                run(ns + ["link", "add", "ybprobe3", "type", "ifb"])
+                run(tc + ["qdisc", "add", "dev", "ybprobe3", "root", "tbf",
+                          "rate", "1gbit", "burst", "64kb", "latency", "100ms"])
+                run(tc + ["qdisc", "add", "dev", "ybprobe1", "ingress"])
+                run(tc + ["filter", "add", "dev", "ybprobe1", "parent", "ffff:", "protocol", "all", "u32",
+                          "match", "u32", "0", "0", "action", "mirred", "egress", "redirect",
+                          "dev", "ybprobe3"])
+                run(tc + ["qdisc", "add", "dev", "ybprobe1", "root", "handle", "1:", "htb"])
             except SystemError_ as err:
-                return f"the kernel cannot rate-shape links with tc tbf (sch_tbf): {err}"
+                return ("the kernel cannot rate-shape links (needs ifb, sch_tbf, sch_ingress, sch_htb, "
+                        f"cls_u32, act_mirred; or use --link-rate none): {err}")
     except SystemError_ as err:
         return f"the kernel cannot provide network namespaces with veth and bridge links: {err}"
     finally:

@@ -1,0 +1,88 @@
+"""Intra- vs inter-node NetPIPE on the virtual cluster, for the CI smoke test of the Slurm path.
+
+A vcluster-owned minimal check (the suite's reframe/checks/pt2pt.py measures the same pairs; it is
+run beside this one). It exists because a rate-shaped link is judged by its large-message
+bandwidth: `bw_large` is the mean NetPIPE bandwidth over messages of at least max_size/4, where a
+token bucket's burst no longer matters; the peak over all sizes is reported too.
+
+    yeebench vcluster exec -- reframe -C reframe/config/settings.py \
+        -c reframe/yeebench/vcluster/checks/vcluster_pt2pt.py --system vcluster -r
+"""
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import parameter, performance_function, run_after, sanity_function, variable
+
+NETPIPE_MBPS = 2 ** 20 / 8 / 1e6      # NetPIPE "Mbps" (2^20 bit/s) -> MB/s (10^6 B/s)
+
+
+def read_np_out(path):
+    """NetPIPE's np.out: one line per message size: bytes, Mbps, one-way time in seconds."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 3:
+                rows.append((int(fields[0]), float(fields[1]) * NETPIPE_MBPS, float(fields[2]) * 1e6))
+    return rows
+
+
+@rfm.simple_test
+class VclusterNetPIPE(rfm.RunOnlyRegressionTest):
+    '''Two ranks on one virtual node (Open MPI vader) or on two nodes (Open MPI TCP over the bridge).'''
+
+    locality = parameter(['intra', 'inter'])
+
+    #: Largest message (bytes); bw_large averages the sizes >= max_size / 4.
+    max_size = variable(int, value=4 * 1024 * 1024)
+
+    #: Fixed NetPIPE repeats per size (-n), no perturbed sizes (-p 0): a short, steady run.
+    repeats = variable(int, value=10)
+
+    #: Direction of every performance variable (read by `yeebench results ingest`).
+    perf_directions = variable(typ.Dict[str, str], loggable=True,
+                               value={'latency_1B': 'lower', 'bw_peak': 'higher', 'bw_large': 'higher'})
+
+    valid_systems = ['vcluster']
+    valid_prog_environs = ['+mpi']
+    executable = 'NPopenmpi'
+    num_tasks = 2
+    time_limit = '5m'
+    tags = {'vcluster', 'network', 'smoke'}
+    maintainers = ['yeebench']
+
+    @run_after('init')
+    def place_pair(self):
+        self.num_tasks_per_node = 1 if self.locality == 'inter' else 2
+        self.env_vars = {'OMPI_MCA_pml': 'ob1',
+                         'OMPI_MCA_btl': 'self,tcp' if self.locality == 'inter' else 'self,vader'}
+        self.executable_opts = ['-o', 'np.out', '-u', str(self.max_size), '-n', str(self.repeats), '-p', '0']
+
+    @run_after('setup')
+    def one_rank_per_node(self):
+        if self.locality == 'inter' and self.current_partition.launcher_type.registered_name == 'mpirun':
+            self.job.launcher.options = ['--map-by', 'ppr:1:node']
+
+    def rows(self):
+        return read_np_out(os.path.join(self.stagedir, 'np.out'))
+
+    @sanity_function
+    def assert_complete(self):
+        return sn.assert_ge(sn.defer(self.rows()[-1][0] if os.path.exists(
+            os.path.join(self.stagedir, 'np.out')) else 0), self.max_size,
+            'NetPIPE did not reach the largest message size')
+
+    @performance_function('us')
+    def latency_1B(self):
+        return min(t for n, _, t in self.rows() if n == 1)
+
+    @performance_function('MB/s')
+    def bw_peak(self):
+        return max(bw for _, bw, _ in self.rows())
+
+    @performance_function('MB/s')
+    def bw_large(self):
+        large = [bw for n, bw, _ in self.rows() if n >= self.max_size // 4]
+        return sum(large) / len(large)
