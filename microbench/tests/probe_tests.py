@@ -80,6 +80,17 @@ def memory_nodes():
     return nodes
 
 
+def numactl_nodes():
+    """NUMA node -> CPUs, as `numactl --hardware` (libnuma, not our sysfs reader) reports them."""
+    out = subprocess.run(["numactl", "--hardware"], capture_output=True, text=True, timeout=30).stdout
+    nodes = {}
+    for line in out.splitlines():
+        words = line.split()
+        if len(words) >= 3 and words[0] == "node" and words[2] == "cpus:":
+            nodes[int(words[1])] = [int(c) for c in words[3:]]
+    return nodes
+
+
 def one_line_error(proc, program):
     lines = proc.stderr.strip().splitlines()
     errors = [line for line in lines if line.startswith(f"{program}: error: ")]
@@ -94,6 +105,9 @@ def affinity_single_process_json():
     d = doc(run([prog("affinity")], OMP_NUM_THREADS=2))
     require(d["program"] == "affinity" and d["schema_version"] == 1, "wrong program/schema")
     require(d["ranks"] == 1 and d["threads_per_rank"] == 2, f"ranks/threads: {d['ranks']}/{d['threads_per_rank']}")
+    hosts = d["hosts"]
+    require(len(hosts) == 1 and hosts[0]["usable_cpu_count"] == len(usable_cpus()), f"hosts: {hosts}")
+    require(hosts[0]["numa_nodes"] == len(numactl_nodes()) and hosts[0]["cores"] >= 1, f"hosts: {hosts}")
     rows = d["placement"]
     require(sorted(r["thread"] for r in rows) == [0, 1], "one row per OpenMP thread")
     for r in rows:
@@ -101,7 +115,9 @@ def affinity_single_process_json():
             require(key in r, f"missing key {key}")
         require(r["cpu"] in r["cpus"], f"current CPU {r['cpu']} outside its set {r['cpus']}")
         require(r["cpus"] == usable_cpus(), f"unbound process should see {usable_cpus()}, got {r['cpus']}")
-        require(r["numa_node"] in memory_nodes() or r["numa_node"] >= 0, "NUMA node missing")
+        node_of_cpu = {c: n for n, cpus in numactl_nodes().items() for c in cpus}
+        require(r["numa_node"] == node_of_cpu.get(r["cpu"]),
+                f"CPU {r['cpu']} is on node {node_of_cpu.get(r['cpu'])} per numactl, affinity says {r['numa_node']}")
         require(r["mempolicy"] == "default", f"no numactl: policy should be default, got {r['mempolicy']}")
 
 

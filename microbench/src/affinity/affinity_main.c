@@ -90,6 +90,24 @@ static int parse_options(int argc, char **argv, options *o, char *err, size_t ca
     return 0;
 }
 
+/* What a host's leader rank found: the host's shape and the verdict on its placements. Empty on other ranks. */
+typedef struct {
+    int leader;
+    char host[MB_HOST_LEN];
+    mb_set usable;
+    int numa_nodes, sockets, cores;
+    char reason[REASON_LEN]; /* "" = ok */
+} host_report;
+
+static int count_distinct(const mb_topology *t, const short *field)
+{
+    mb_set seen;
+    mb_set_clear(&seen);
+    for (int c = mb_set_first(&t->usable); c >= 0; c = mb_set_next(&t->usable, c))
+        if (field[c] >= 0) mb_set_add(&seen, field[c]);
+    return mb_set_count(&seen);
+}
+
 static void json_int_list(mb_json *j, const mb_set *s)
 {
     mb_json_begin_array(j);
@@ -98,7 +116,7 @@ static void json_int_list(mb_json *j, const mb_set *s)
 }
 
 static char *render_json(const mb_placement *all, int n, int ranks, int tmax, const options *o, int ok,
-                         const char *reasons, int nreasons)
+                         const host_report *hosts, int nhosts)
 {
     mb_json j;
     mb_json_init(&j);
@@ -130,6 +148,22 @@ static char *render_json(const mb_placement *all, int n, int ranks, int tmax, co
         mb_json_end_object(&j);
     }
     mb_json_end_array(&j);
+    mb_json_key(&j, "hosts");
+    mb_json_begin_array(&j);
+    for (int i = 0; i < nhosts; i++) {
+        const host_report *h = &hosts[i];
+        if (!h->leader) continue;
+        char list[512];
+        mb_json_begin_object(&j);
+        mb_json_kstring(&j, "host", h->host);
+        mb_json_kstring(&j, "usable_cpus", mb_set_format(&h->usable, list, sizeof list));
+        mb_json_kint(&j, "usable_cpu_count", mb_set_count(&h->usable));
+        mb_json_kint(&j, "cores", h->cores);
+        mb_json_kint(&j, "sockets", h->sockets);
+        mb_json_kint(&j, "numa_nodes", h->numa_nodes);
+        mb_json_end_object(&j);
+    }
+    mb_json_end_array(&j);
     if (o->has_expect) {
         mb_json_key(&j, "expect");
         mb_json_begin_object(&j);
@@ -137,8 +171,8 @@ static char *render_json(const mb_placement *all, int n, int ranks, int tmax, co
         mb_json_kbool(&j, "ok", ok);
         mb_json_key(&j, "reasons");
         mb_json_begin_array(&j);
-        for (int i = 0; i < nreasons; i++)
-            if (reasons[(size_t)i * REASON_LEN]) mb_json_string(&j, &reasons[(size_t)i * REASON_LEN]);
+        for (int i = 0; i < nhosts; i++)
+            if (hosts[i].reason[0]) mb_json_string(&j, hosts[i].reason);
         mb_json_end_array(&j);
         mb_json_end_object(&j);
     }
@@ -168,9 +202,11 @@ static char *render_table(const mb_placement *all, int n, const options *o, int 
     return out;
 }
 
-/* Each host's leader checks that host's records against its own topology; returns this rank's reason ("" = ok). */
-static void check_my_host(const options *o, const mb_placement *mine, int tmax, char *reason)
+/* Each host's leader checks that host's records against its own topology. */
+static void check_my_host(const options *o, const mb_placement *mine, int tmax, host_report *out)
 {
+    char *reason = out->reason;
+    memset(out, 0, sizeof *out);
     MPI_Comm host;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
     int hrank, hsize;
@@ -183,8 +219,17 @@ static void check_my_host(const options *o, const mb_placement *mine, int tmax, 
     if (hrank == 0) {
         static mb_topology topo;
         mb_expectation nothing = {MB_EXPECT_NOTHING, {{0}}, 0};
-        if (mb_topology_load(&topo, "")) snprintf(reason, REASON_LEN, "cannot read the CPU topology from /sys");
-        else mb_expect_check(o->has_expect ? &o->expect : &nothing, recs, hsize * tmax, &topo, reason, REASON_LEN);
+        out->leader = 1;
+        snprintf(out->host, sizeof out->host, "%s", mine[0].host);
+        if (mb_topology_load(&topo, "")) {
+            snprintf(reason, REASON_LEN, "cannot read the CPU topology from /sys");
+        } else {
+            mb_expect_check(o->has_expect ? &o->expect : &nothing, recs, hsize * tmax, &topo, reason, REASON_LEN);
+            out->usable = topo.usable;
+            out->numa_nodes = count_distinct(&topo, topo.cpu_node);
+            out->sockets = count_distinct(&topo, topo.cpu_package);
+            out->cores = count_distinct(&topo, topo.cpu_core);
+        }
         free(recs);
     }
     MPI_Comm_free(&host);
@@ -219,29 +264,29 @@ int main(int argc, char **argv)
     mb_placement *all = rank == 0 ? malloc(bytes * (size_t)size) : NULL;
     MPI_Gather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
 
-    char reason[REASON_LEN];
-    check_my_host(&o, mine, tmax, reason);
-    char *reasons = rank == 0 ? malloc((size_t)REASON_LEN * (size_t)size) : NULL;
-    MPI_Gather(reason, REASON_LEN, MPI_CHAR, reasons, REASON_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+    host_report mine_host;
+    check_my_host(&o, mine, tmax, &mine_host);
+    host_report *hosts = rank == 0 ? malloc(sizeof *hosts * (size_t)size) : NULL;
+    MPI_Gather(&mine_host, (int)sizeof mine_host, MPI_BYTE, hosts, (int)sizeof mine_host, MPI_BYTE, 0, MPI_COMM_WORLD);
 
     int status = 0;
     if (rank == 0) {
         int ok = 1;
         for (int i = 0; i < size; i++)
-            if (reasons[(size_t)i * REASON_LEN]) {
+            if (hosts[i].reason[0]) {
                 ok = 0;
                 fprintf(stderr, "affinity: placement differs%s%s: %s\n", o.has_expect ? " from --expect " : "",
-                        o.has_expect ? o.expect_text : "", &reasons[(size_t)i * REASON_LEN]);
+                        o.has_expect ? o.expect_text : "", hosts[i].reason);
             }
         char *doc = o.table ? render_table(all, size * tmax, &o, ok)
-                            : render_json(all, size * tmax, size, tmax, &o, ok, reasons, size);
+                            : render_json(all, size * tmax, size, tmax, &o, ok, hosts, size);
         if (!doc || mb_write_document("affinity", o.output, doc)) status = 1;
         else if (!ok) status = 1;
         free(doc);
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(all);
-    free(reasons);
+    free(hosts);
     free(mine);
     MPI_Finalize();
     return status;
