@@ -147,7 +147,7 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
     def _publish_foms(self):
         self.collect_foms()
         self.perf_variables = {
-            name: sn.make_performance_function(value if sn.is_deferred(value) else sn.defer(value), unit)
+            name: sn.make_performance_function(value if hasattr(value, 'evaluate') else sn.defer(value), unit)
             for name, (value, unit) in self._foms.items()
         }
         self._apply_references()

@@ -90,7 +90,10 @@ class Layout:
         return self.placement.obj
 
     def omp_env(self):
-        """OpenMP settings so that threads stay on the rank's cores, one thread a core."""
+        """OpenMP settings: with core binding one thread a core; with object binding threads
+        stay unpinned inside the rank's whole socket/NUMA node (pinning would shrink it)."""
+        if self.placement.bind == 'object':
+            return {'OMP_NUM_THREADS': str(self.threads), 'OMP_PROC_BIND': 'false'}
         return {'OMP_NUM_THREADS': str(self.threads), 'OMP_PLACES': 'cores', 'OMP_PROC_BIND': 'close'}
 
     # -- expected CPU sets -------------------------------------------------

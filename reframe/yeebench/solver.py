@@ -1,0 +1,86 @@
+"""SolverMixin / SolverCheck: the base of every check that runs the FDTD solver `yee`.
+
+Runs `yee` on a small hollow PEC box, requires its report to be valid (finite
+energy, 16-hex-digit checksum, `valid: true`) and publishes Mcells/s and the
+share of time spent in halo exchange.
+"""
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import fixture, run_after, sanity_function, variable
+
+from yeebench.base import YeebenchCheck
+from yeebench.fixtures import ProbeBinaries, SolverBinary
+from yeebench.parsers import jsonreport
+
+
+class SolverMixin(rfm.RegressionTestPlugin):
+    '''Runs yee (mix into a YeebenchCheck, before it in the bases); subclasses choose ranks/threads.'''
+
+    #: Cells along each axis of the cubic grid.
+    grid = variable(int, value=96)
+
+    #: Time steps.
+    steps = variable(int, value=100)
+
+    #: Field precision: f32 or f64.
+    precision = variable(str, value='f32')
+
+    #: Report file name in the stage directory.
+    report_file = 'yee-report.json'
+
+    yee = fixture(SolverBinary, scope='environment')
+
+    @run_after('init')
+    def tag_app(self):
+        self.tags |= {'app'}
+
+    @run_after('setup')
+    def set_solver_command(self):
+        self.executable = self.yee.paths['yee']
+        self.executable_opts = self.solver_options()
+
+    def solver_options(self, grid=None, report=None):
+        return ['--n', str(grid or self.grid), '--steps', str(self.steps), '--precision', self.precision,
+                '--quiet', '--report', report or self.report_file]
+
+    def read_report(self, name=None):
+        with open(os.path.join(self.stagedir, name or self.report_file)) as fh:
+            return jsonreport.parse_yee(fh.read())
+
+    def solver_sanity(self, name=None):
+        '''Deferred assertion that the solver's run is valid (list of problems is empty).'''
+        problems = jsonreport.yee_problems(self.read_report(name))
+        return sn.assert_false(problems, '; '.join(problems))
+
+    def collect_foms(self):
+        report = self.read_report()
+        self.add_fom('mcells_per_s', report['mcells_per_s'], 'Mcells/s', 'higher')
+        self.add_fom('halo_share', jsonreport.yee_halo_share(report), '%', 'lower')
+
+
+class SolverCheck(SolverMixin, YeebenchCheck):
+    '''A YeebenchCheck running yee, sane when the solver's report is.'''
+
+    @sanity_function
+    def assert_solver_valid(self):
+        return self.solver_sanity()
+
+
+class AffinityProbeMixin(rfm.RegressionTestPlugin):
+    '''Adds the `affinity` probe and a prerun that records the placement of the main command.'''
+
+    probes = fixture(ProbeBinaries, scope='environment')
+
+    #: File the prerun affinity probe writes.
+    affinity_file = 'affinity.json'
+
+    def record_affinity_before_run(self):
+        '''Launch `affinity` with the same tasks, options and environment as the main command.'''
+        launch = self.launch_prefix(self.num_tasks, self.job.launcher.options)
+        self.prerun_cmds.append(f'{launch} {self.probes.paths["affinity"]} --output {self.affinity_file}')
+
+    def observed_affinity(self, name=None):
+        with open(os.path.join(self.stagedir, name or self.affinity_file)) as fh:
+            return jsonreport.parse_probe(fh.read(), 'affinity')
