@@ -31,8 +31,9 @@ def require(cond, message):
 
 
 def env(**extra):
-    e = dict(os.environ)
-    e.setdefault("OMP_NUM_THREADS", "1")
+    # Hermetic: the caller's OpenMP placement settings would change what the probes must report.
+    e = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY")}
+    e["OMP_NUM_THREADS"] = "1"
     if os.geteuid() == 0:  # Open MPI refuses root without these
         e["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
         e["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
