@@ -1,30 +1,34 @@
 # Acceptance set (reframe/checks/acceptance*.py, tag `acceptance`): included by the top-level Makefile.
-#   make acceptance       run the acceptance set on this machine and write the sign-off page
-#   make test-acceptance  the same, as a CI stage: fails when a check fails or no page is produced
+#   make acceptance                 run the acceptance set on this machine, write the sign-off page
+#   make test-acceptance            the same as a CI stage: fails when a check fails or no page is made
+#   make test-acceptance-vcluster   the multi-node checks on the virtual Slurm cluster (reuses a running
+#                                   one, else starts 3 nodes and stops them after); skipped, with the
+#                                   reason, where this machine cannot host one
 # Unit tests of the acceptance library run in test-python (PYTEST_PATHS).
-ACCEPTANCE_CHECKS := $(foreach f,acceptance acceptance_node acceptance_perf acceptance_gpu,-c reframe/checks/$(f).py)
-ACCEPTANCE_OUT    := $(abspath $(BUILD)/acceptance)
-# Extra ReFrame options, e.g. ACCEPTANCE_RFM_OPTS='--system vcluster -S AcceptanceNetwork.tolerance=1.0'
+ACCEPTANCE_OUT      := $(abspath $(BUILD)/acceptance)
+ACCEPTANCE_RUN      := reframe/yeebench/acceptance/run.sh
+# Extra ReFrame options, e.g. ACCEPTANCE_RFM_OPTS='--system mycluster -p host -S AcceptanceNetwork.tolerance=1'
 ACCEPTANCE_RFM_OPTS ?= -p host
+# On the virtual cluster: only what needs several nodes (node-local checks already ran on this machine).
+ACCEPTANCE_VC_OPTS  ?= --system vcluster:srun -p host -x AcceptanceScaling -x AcceptanceStorage \
+                       -x AcceptanceNUMACosts -x AcceptanceGPU
+ACCEPTANCE_VC_NODES ?= 3
 
 PYTEST_PATHS += reframe/yeebench/acceptance/tests
-TEST_TARGETS += test-acceptance
+TEST_TARGETS += test-acceptance test-acceptance-vcluster
 
-.PHONY: acceptance test-acceptance
+.PHONY: acceptance test-acceptance test-acceptance-vcluster
 
-# The ReFrame run's exit status is kept until the page is written, so a failing check still
-# yields the page that says why; serial execution keeps timings from sharing the cores.
 acceptance test-acceptance: venv
 	@test -x $(PREFIX)/bin/numa-bw || { echo "$@: $(PREFIX)/bin has no binaries: run 'make build' first"; exit 2; }
-	@rm -rf $(ACCEPTANCE_OUT) && mkdir -p $(ACCEPTANCE_OUT)
-	@set -o pipefail; rc=0; \
-	YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(ACCEPTANCE_OUT)/reframe \
-	  $(VENV)/bin/reframe -C reframe/config/settings.py $(ACCEPTANCE_CHECKS) -t acceptance \
-	  $(ACCEPTANCE_RFM_OPTS) -r --exec-policy=serial --report-file $(ACCEPTANCE_OUT)/report.json \
-	  > $(ACCEPTANCE_OUT)/reframe.out 2>&1 || rc=$$?; \
-	grep -a '^\[acceptance\]\|^\[ *\(PASSED\|FAILED\) *\]' $(ACCEPTANCE_OUT)/reframe.out | sed 's/\x1b\[[0-9;]*m//g'; \
-	test -s $(ACCEPTANCE_OUT)/report.json || { echo "$@: ReFrame wrote no report (see $(ACCEPTANCE_OUT)/reframe.out)"; tail -20 $(ACCEPTANCE_OUT)/reframe.out; exit 1; }; \
-	$(VENV)/bin/yeebench acceptance report $(ACCEPTANCE_OUT)/report.json -o $(ACCEPTANCE_OUT)/acceptance.html --results-page $(ACCEPTANCE_OUT)/results.html || exit 1; \
-	grep -q '<h1>yeebench acceptance report</h1>' $(ACCEPTANCE_OUT)/acceptance.html || { echo "$@: no HTML page"; exit 1; }; \
-	echo "$@: page $(ACCEPTANCE_OUT)/acceptance.html, ReFrame output $(ACCEPTANCE_OUT)/reframe.out"; \
-	if [ $$rc -ne 0 ]; then tail -40 $(ACCEPTANCE_OUT)/reframe.out; fi; exit $$rc
+	YEEBENCH_PREFIX=$(PREFIX) bash $(ACCEPTANCE_RUN) $(ACCEPTANCE_OUT) $(ACCEPTANCE_RFM_OPTS)
+
+test-acceptance-vcluster: venv
+	@why=$$($(VENV)/bin/yeebench vcluster preflight 2>&1) || { echo "$@: SKIP: $$why"; exit 0; }; \
+	started=0; \
+	if ! $(VENV)/bin/yeebench vcluster status > /dev/null 2>&1; then \
+	  $(VENV)/bin/yeebench vcluster up --nodes $(ACCEPTANCE_VC_NODES) --cpus-per-node 1 || exit 1; started=1; \
+	fi; \
+	trap 'if [ $$started = 1 ]; then $(VENV)/bin/yeebench vcluster down; fi' EXIT; \
+	$(VENV)/bin/yeebench vcluster exec -- env YEEBENCH_PREFIX=$(PREFIX) \
+	  bash $(ACCEPTANCE_RUN) $(ACCEPTANCE_OUT)-vcluster $(ACCEPTANCE_VC_OPTS)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Run the acceptance set (checks tagged `acceptance`) and write the sign-off page.
+#   usage: run.sh OUT_DIR [reframe options, e.g. --system vcluster:srun -p host]
+# Prints every check's `[acceptance] PASS|FAIL|SKIP` line and the page's path; exits with
+# ReFrame's status (non-zero when a check failed) once the page is written, 1 if none could be.
+set -uo pipefail
+if [ $# -lt 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
+    sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 2
+fi
+out=$1; shift
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+venv=${YEEBENCH_VENV:-$repo/.venv}
+checks=()
+for f in acceptance acceptance_node acceptance_perf acceptance_gpu; do checks+=(-c "$repo/reframe/checks/$f.py"); done
+
+rm -rf "$out" && mkdir -p "$out" || exit 1
+out=$(cd "$out" && pwd)
+rc=0
+# serial: performance checks must not share the cores with each other
+YEEBENCH_RFM_DIR=$out/reframe "$venv/bin/reframe" -C "$repo/reframe/config/settings.py" "${checks[@]}" \
+    -t acceptance -r --exec-policy=serial --report-file "$out/report.json" "$@" > "$out/reframe.out" 2>&1 || rc=$?
+sed 's/\x1b\[[0-9;]*m//g' "$out/reframe.out" | grep -a '^\[acceptance\]'
+if [ ! -s "$out/report.json" ]; then
+    echo "acceptance: ReFrame wrote no report; its output ($out/reframe.out) ends:"; tail -20 "$out/reframe.out"
+    exit 1
+fi
+"$venv/bin/yeebench" acceptance report "$out/report.json" -o "$out/acceptance.html" \
+    --results-page "$out/results.html" > /dev/null || exit 1
+grep -q '<h1>yeebench acceptance report</h1>' "$out/acceptance.html" || { echo "acceptance: no HTML page"; exit 1; }
+echo "acceptance: page $out/acceptance.html (ReFrame output $out/reframe.out)"
+if [ "$rc" -ne 0 ]; then
+    sed 's/\x1b\[[0-9;]*m//g' "$out/reframe.out" | grep -a -A12 '^FAILURE INFO' | head -60
+fi
+exit "$rc"
