@@ -24,7 +24,8 @@ def topology_verdict(records, expected=None, expected_origin=None, expect_nodes=
         for host, topo in sorted(observed.items()):
             problems.extend(f"{host}: {p}" for p in topology.compare(expected, topo))
     if problems:
-        return False, "; ".join(problems), details
+        against = f" (expected: {expected_origin})" if expected is not None and expected_origin else ""
+        return False, "; ".join(problems) + against, details
     if expected is None:
         return True, (f"{len(records)} node(s) alike; no expected-topology file for this system, "
                       "so nothing to compare against (record one with "
