@@ -99,3 +99,14 @@ def test_verdict_passes_with_note_when_no_file_and_fails_on_missing_node():
     ok, reason, _ = nodecheck.topology_verdict(records, expect_nodes=3)
     assert not ok and "2 node(s) reported, the job spanned 3" in reason
     assert nodecheck.topology_verdict({})[0] is False
+
+
+def test_verdict_against_expected_file_names_node_and_file():
+    expected = topology.load_expected(os.path.join(REPO_TOPOLOGY, "example-thufir-compute.yaml"))
+    records = {"c001": record(thufir_node("c001")), "c002": record(thufir_node("c002"))}
+    ok, reason, _ = nodecheck.topology_verdict(records, expected, "thufir.yaml", expect_nodes=2)
+    assert ok and reason == "2 node(s) match thufir.yaml"
+    records["c002"]["topology"]["numa_nodes"] = 2
+    ok, reason, _ = nodecheck.topology_verdict(records, expected, "thufir.yaml")
+    assert not ok and "c002: numa_nodes: expected 4, observed 2" in reason
+    assert reason.endswith("(expected: thufir.yaml)")
