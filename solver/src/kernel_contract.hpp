@@ -80,6 +80,10 @@ template <typename T> double read(const Fields<T>& f, int comp, long i, long j, 
 template <typename T> std::size_t pack(const Fields<T>& f, int axis, long layer, int comp0, int comp1, T* buf);
 template <typename T> void unpack(Fields<T>& f, int axis, long layer, int comp0, int comp1, const T* buf);
 
+// Output: copies the owned entries of one component, local (i, j, k) row-major with k
+// fastest (n[0]*n[1]*n[2] values), into a host buffer.
+template <typename T> void copy_owned(const Fields<T>& f, int comp, T* out);
+
 // Order-independent checksum of every owned entry (value bits mixed with the global
 // index), so it is identical for any decomposition and thread count.
 template <typename T> std::uint64_t checksum(const Fields<T>& f);

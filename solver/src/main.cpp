@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "build_info.hpp"
+#include "io/output_dir.hpp"
 #include "kernel_contract.hpp"
 #include "options.hpp"
 #include "placement.hpp"
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   try {
     yee::validate_for_ranks(opt, size);  // same inputs on every rank -> same verdict
+    yee::io::prepare_output_dir(opt, MPI_COMM_WORLD);  // rank 0 decides, every rank exits 2 on a bad --output-dir
   } catch (const yee::UsageError& e) {
     if (rank == 0) usage_error(e.what());
     MPI_Finalize();

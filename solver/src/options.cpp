@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "decomp.hpp"
+#include "io/io_options.hpp"
 #include "modes.hpp"
 
 namespace yee {
@@ -153,6 +154,27 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string& v) { o.kernel = one_of("kernel", v, {"fused", "split"}); }},
       {"tile", "N", "rows per cache tile in the fused kernel, 0 = auto (default 0)",
        [](Options& o, const std::string& v) { o.tile = parse_long("tile", v, 0, kMaxCellsPerAxis); }},
+      {"output", "none|ascii|binary|hdf5", "field output format (default none); see solver/README.md, I/O",
+       [](Options& o, const std::string& v) { o.output = one_of("output", v, {"none", "ascii", "binary", "hdf5"}); }},
+      {"output-every", "N", "write the fields after every N-th step (default 1)",
+       [](Options& o, const std::string& v) { o.output_every = parse_long("output-every", v, 1, 1000000000L); }},
+      {"output-fields", "LIST", "components to write, e.g. ex,ey,hz (default ex,ey,ez,hx,hy,hz)",
+       [](Options& o, const std::string& v) { io::set_output_fields(o, v); }},
+      {"output-dir", "DIR", "directory for field output, created if missing (default yee-output)",
+       [](Options& o, const std::string& v) { o.output_dir = v; }},
+      {"output-strategy", "root|per-rank|shared", "root: gather to rank 0, one file; per-rank: one file per rank; "
+                                                   "shared: one HDF5 file written collectively (default root)",
+       [](Options& o, const std::string& v) {
+         o.output_strategy = one_of("output-strategy", v, {"root", "per-rank", "shared"});
+       }},
+      {"hdf5-chunk", "auto|none|CIxCJxCK", "HDF5 chunk shape (auto: chunked only when compressing) (default auto)",
+       [](Options& o, const std::string& v) { io::set_hdf5_chunk(o, v); }},
+      {"hdf5-compress", "none|deflate[:L]", "HDF5 compression: shuffle + deflate at level L (default none)",
+       [](Options& o, const std::string& v) { io::set_hdf5_compress(o, v); }},
+      {"overwrite", nullptr, "allow writing into a non-empty --output-dir (same-named files are replaced)",
+       [](Options& o, const std::string&) { o.overwrite = true; }},
+      {"output-fsync", nullptr, "fsync every output file before it gets its final name",
+       [](Options& o, const std::string&) { o.output_fsync = true; }},
       {"threads", "N", "OpenMP threads per rank (default: OMP_NUM_THREADS, else all cores)",
        [](Options& o, const std::string& v) { o.threads = parse_long("threads", v, 1, 4096); }},
       {"quiet", nullptr, "no human-readable summary or progress on stderr",
@@ -285,6 +307,7 @@ void validate(Options& o) {
   check_writable_target("--report", o.report);
   if (!o.probe_out.empty()) check_writable_target("--probe-out", o.probe_out);
   if (o.probe_out == o.report && o.report != "-") throw UsageError("--probe-out and --report name the same file");
+  io::validate_output(o);
 }
 
 }  // namespace

@@ -35,6 +35,16 @@ struct Options {
   std::string probe_out;          // empty: no probe file
   std::string report = "-";       // "-" = stdout
   std::string kernel = "fused";   // fused | split
+  // Field output (src/io/): format, cadence, components, target and strategy.
+  std::string output = "none";          // none | ascii | binary | hdf5
+  long output_every = 1;                // write after every N-th step
+  std::vector<int> output_fields{0, 1, 2, 3, 4, 5};  // Component ids, in the order given
+  std::string output_dir = "yee-output";
+  std::string output_strategy = "root"; // root | per-rank | shared
+  std::string hdf5_chunk = "auto";      // auto | none | CIxCJxCK
+  int hdf5_deflate = -1;                // -1: no compression, else zlib level 0..9 (with shuffle)
+  bool overwrite = false;               // allow a non-empty --output-dir
+  bool output_fsync = false;            // fsync every file before its rename
   long tile = 0;                  // rows per cache tile of the fused kernel, 0 = auto
   bool quiet = false;
   bool progress = true;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "build_info.hpp"
+#include "io/io_options.hpp"
 #include "kernel_contract.hpp"
 
 namespace yee {
@@ -34,6 +35,24 @@ std::string str(const std::string& in) {
     }
   }
   return s + "\"";
+}
+
+// Field output figures: GB/s = bytes written / seconds in the io phase (max over ranks).
+std::string io_json(const Options& o, const RunResult& r) {
+  const double secs = r.max_seconds.seconds[kIo];
+  const long k = r.io.steps_written;
+  std::string fields;
+  for (int c : o.output_fields) fields += (fields.empty() ? "" : ", ") + str(io::component_name(c));
+  std::ostringstream j;
+  j << "{\"format\": " << str(o.output) << ", \"strategy\": " << str(o.output_strategy)
+    << ", \"every\": " << o.output_every << ", \"fields\": [" << fields << "], \"dir\": "
+    << (o.output == "none" ? "null" : str(o.output_dir)) << ", \"hdf5_chunk\": " << str(o.hdf5_chunk)
+    << ", \"hdf5_deflate\": " << o.hdf5_deflate << ", \"steps_written\": " << k
+    << ", \"bytes_written\": " << num(r.io.bytes) << ", \"files_written\": " << r.io.files
+    << ", \"seconds\": " << num(secs) << ", \"seconds_per_step\": " << num(k > 0 ? secs / double(k) : 0.0)
+    << ", \"gbs\": " << num(secs > 0 ? r.io.bytes / secs / 1e9 : 0.0)
+    << ", \"share\": " << num(r.total_seconds > 0 ? secs / r.total_seconds : 0.0) << "}";
+  return j.str();
 }
 
 }  // namespace
@@ -74,7 +93,8 @@ std::string report_json(const ReportContext& ctx) {
     << ", \"field\": " << str(o.probe_field) << ", \"file\": " << (o.probe_out.empty() ? "null" : str(o.probe_out))
     << "}, \"peak_rss_bytes\": " << (long long)ctx.peak_rss << ", \"field_bytes\": " << (long long)ctx.field_bytes
     << ", \"rss_over_fields\": " << num(ctx.field_bytes > 0 ? ctx.peak_rss / ctx.field_bytes : 0.0)
-    << ", \"placement\": " << ctx.placement_json << ", \"build\": {\"version\": " << str(YEE_VERSION)
+    << ", \"io\": " << io_json(o, r) << ", \"placement\": " << ctx.placement_json
+    << ", \"build\": {\"version\": " << str(YEE_VERSION) << ", \"hdf5\": " << str(io::hdf5_build_kind())
     << ", \"git_sha\": " << str(build_info.git_sha) << ", \"dirty\": " << (build_info.dirty ? "true" : "false")
     << ", \"compiler\": " << str(build_info.compiler) << ", \"flags\": " << str(build_info.flags)
     << ", \"build_type\": " << str(build_info.build_type) << "}}\n";

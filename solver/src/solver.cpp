@@ -11,6 +11,7 @@
 
 #include "decomp.hpp"
 #include "halo.hpp"
+#include "io/writer.hpp"
 #include "kernel_contract.hpp"
 #include "modes.hpp"
 
@@ -128,6 +129,7 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
   const std::size_t np = opt.probes.size();
   std::vector<double> samples(np ? std::size_t(opt.steps) * np : 0, 0.0);
 
+  io::FieldWriter<T> writer(opt, cart, f);
   Halo<T> halo(cart, f);
   halo.post_e();
   halo.finish_e(f);  // E ghosts of the initial condition
@@ -173,6 +175,10 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
         samples[std::size_t(s) * np + std::size_t(my_probe_ids[q])] =
             kernels::read(f, pcomp, my_probes[q][0], my_probes[q][1], my_probes[q][2]);
     }
+    if (writer.due(s + 1)) {
+      Scope sc(tm, kIo);
+      if (!writer.write_step(f, s + 1)) break;  // agreed on every rank; reported below
+    }
     if (show_progress) {
       const double now = MPI_Wtime();
       if (now >= next_progress) {
@@ -183,6 +189,10 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
         next_progress = now + 5.0;
       }
     }
+  }
+  if (writer.error().empty()) {
+    Scope sc(tm, kIo);
+    writer.finish();
   }
   double loop = MPI_Wtime() - t0;
 
@@ -209,7 +219,9 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
     res.valid = false;
     res.invalid_reason = "fields are not finite";
   }
+  res.io = writer.totals();
   kernels::release(f);
+  if (!writer.error().empty()) throw std::runtime_error("field output: " + writer.error());
   return res;
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/io_stats.hpp"
 #include "options.hpp"
 #include "timers.hpp"
 
@@ -22,6 +23,7 @@ struct RunResult {
   std::vector<double> probes;        // rank 0: steps x probes, row-major
   double field_bytes = 0.0;          // this rank's field arrays
   double halo_bytes = 0.0;           // all ranks, whole loop
+  io::IoTotals io;                   // field output (rank 0: sums over ranks)
   bool valid = true;
   std::string invalid_reason;
 };

@@ -313,6 +313,16 @@ void unpack(Fields<T>& f, int axis, long layer, int comp0, int comp1, const T* b
   });
 }
 
+template <typename T>
+void copy_owned(const Fields<T>& f, int comp, T* out) {
+  const long n1 = f.n[1], n2 = f.n[2];
+  const T* src = f.comp[comp];
+#pragma omp parallel for collapse(2) if (f.n[0] * n1 * n2 > 65536)
+  for (long i = 1; i <= f.n[0]; ++i)
+    for (long j = 1; j <= n1; ++j)
+      std::memcpy(out + ((i - 1) * n1 + (j - 1)) * n2, src + f.at(i, j, 1), sizeof(T) * std::size_t(n2));
+}
+
 namespace {
 inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64 finaliser
   x ^= x >> 30;
@@ -394,6 +404,7 @@ void div_e(const Fields<T>& f, double* div_max, double* e_max) {
   template double read<T>(const Fields<T>&, int, long, long, long);                                 \
   template std::size_t pack<T>(const Fields<T>&, int, long, int, int, T*);                          \
   template void unpack<T>(Fields<T>&, int, long, int, int, const T*);                               \
+  template void copy_owned<T>(const Fields<T>&, int, T*);                                           \
   template std::uint64_t checksum<T>(const Fields<T>&);                                             \
   template void div_e<T>(const Fields<T>&, double*, double*);
 YEE_INSTANTIATE(float)

@@ -1,0 +1,27 @@
+# HDF5 for field output. YEE_HDF5=AUTO (use it when found), ON (required), OFF (never).
+# A parallel HDF5 (Debian libhdf5-openmpi-dev) is preferred: it adds
+# --output-strategy shared (one file written collectively with MPI-IO).
+set(YEE_HDF5 "AUTO" CACHE STRING "HDF5 field output: AUTO, ON or OFF")
+set_property(CACHE YEE_HDF5 PROPERTY STRINGS AUTO ON OFF)
+set(YEE_HDF5_SUMMARY "off")
+if(NOT YEE_HDF5 STREQUAL "OFF")
+  enable_language(C)  # FindHDF5 probes the wrapper with a C test program
+  set(HDF5_PREFER_PARALLEL TRUE)
+  if(YEE_HDF5 STREQUAL "ON")
+    find_package(HDF5 REQUIRED COMPONENTS C)
+  else()
+    find_package(HDF5 QUIET COMPONENTS C)
+  endif()
+  if(HDF5_FOUND)
+    target_compile_definitions(yee PRIVATE YEE_HAVE_HDF5 ${HDF5_C_DEFINITIONS} ${HDF5_DEFINITIONS})
+    target_include_directories(yee SYSTEM PRIVATE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
+    target_link_libraries(yee PRIVATE ${HDF5_C_LIBRARIES})
+    if(HDF5_IS_PARALLEL)
+      set(YEE_HDF5_SUMMARY "parallel ${HDF5_VERSION}")
+    else()
+      set(YEE_HDF5_SUMMARY "serial ${HDF5_VERSION}")
+    endif()
+  else()
+    set(YEE_HDF5_SUMMARY "not found (install libhdf5-openmpi-dev)")
+  endif()
+endif()

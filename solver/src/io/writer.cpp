@@ -1,0 +1,212 @@
+#include "io/writer.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+#include "io/atomic_file.hpp"
+#include "io/collective.hpp"
+#include "io/formats.hpp"
+
+namespace yee {
+namespace io {
+namespace {
+
+// Chunk shape for --hdf5-chunk: auto = 32^3 (clamped to the data) when compressing.
+void chunk_shape(const Options& o, int* chunk) {
+  chunk[0] = chunk[1] = chunk[2] = 0;
+  if (o.hdf5_chunk == "none") return;
+  if (o.hdf5_chunk == "auto") {
+    if (o.hdf5_deflate >= 0) chunk[0] = chunk[1] = chunk[2] = 32;
+    return;
+  }
+  long v[3];
+  std::sscanf(o.hdf5_chunk.c_str(), "%ld%*[x,]%ld%*[x,]%ld", &v[0], &v[1], &v[2]);
+  for (int a = 0; a < 3; ++a) chunk[a] = int(v[a]);
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+template <typename T>
+FieldWriter<T>::FieldWriter(const Options& opt, MPI_Comm cart, const Fields<T>& f) : opt_(opt), comm_(cart) {
+  active_ = opt.output != "none";
+  if (!active_) return;
+  every_ = opt.output_every;
+  MPI_Comm_rank(cart, &rank_);
+  MPI_Comm_size(cart, &size_);
+  for (int a = 0; a < 3; ++a) {
+    mine_.off[a] = f.goff[a];
+    mine_.n[a] = f.n[a];
+  }
+  std::vector<long> all(6 * std::size_t(size_));
+  long me[6] = {mine_.off[0], mine_.off[1], mine_.off[2], mine_.n[0], mine_.n[1], mine_.n[2]};
+  MPI_Allgather(me, 6, MPI_LONG, all.data(), 6, MPI_LONG, cart);
+  blocks_.resize(std::size_t(size_));
+  for (int r = 0; r < size_; ++r)
+    for (int a = 0; a < 3; ++a) {
+      blocks_[r].off[a] = all[6 * r + a];
+      blocks_[r].n[a] = all[6 * r + 3 + a];
+    }
+  frame_.dt = opt.courant;
+  frame_.dx_m = opt.dx;
+  for (int a = 0; a < 3; ++a) frame_.gn[a] = opt.n[a];
+  frame_.ranks = size_;
+  frame_.comps = opt.output_fields;
+  chunk_shape(opt, frame_.chunk);
+  frame_.deflate = opt.hdf5_deflate;
+  frame_.fsync = opt.output_fsync;
+  frame_.tag = broadcast(cart, std::to_string(::getpid()), 0);  // one temporary name per file, all ranks
+  local_.assign(frame_.comps.size(), std::vector<T>(std::size_t(mine_.cells())));
+  if (opt.output == "hdf5") quiet_hdf5();
+}
+
+template <typename T>
+std::string FieldWriter<T>::step_base(long step, int rank) const {
+  char name[64];
+  if (rank < 0)
+    std::snprintf(name, sizeof name, "/fields_s%06ld", step);
+  else
+    std::snprintf(name, sizeof name, "/fields_s%06ld_r%05d", step, rank);
+  return opt_.output_dir + name;
+}
+
+template <typename T>
+std::string FieldWriter<T>::write_piece(const std::string& base, const Block& b, const std::vector<const T*>& data) {
+  Tally t;
+  std::string err;
+  if (opt_.output == "ascii")
+    err = write_ascii<T>(base + ".txt", frame_, b, data, t);
+  else if (opt_.output == "binary")
+    err = write_binary<T>(base, frame_, b, data, t);
+  else
+    err = write_hdf5<T>(base + ".h5", frame_, b, data, t);
+  bytes_ += t.bytes;
+  files_ += t.files;
+  return err;
+}
+
+// Root strategy: each component is gathered into a global array on rank 0, which then
+// writes one file. Memory on rank 0: (written components) x (global cells) values.
+template <typename T>
+std::string FieldWriter<T>::gather_and_write(const Fields<T>& f, long step) {
+  (void)f;
+  const double cells = double(frame_.gn[0]) * double(frame_.gn[1]) * double(frame_.gn[2]);
+  std::string err;
+  if (cells > double(INT_MAX)) err = "--output-strategy root: the grid has more cells than one MPI message can carry "
+                                     "(2^31-1); use --output-strategy per-rank or shared";
+  std::vector<int> counts(std::size_t(size_)), displs(std::size_t(size_));
+  for (int r = 0; r < size_; ++r) {
+    counts[r] = int(blocks_[r].cells());
+    displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
+  }
+  const std::size_t nc = frame_.comps.size();
+  if (err.empty() && rank_ == 0) {
+    try {
+      staging_.resize(std::size_t(cells));
+      global_.resize(nc * std::size_t(cells));
+    } catch (const std::bad_alloc&) {
+      err = "--output-strategy root: rank 0 cannot hold the gathered fields (" +
+            std::to_string(long(double(nc) * cells * sizeof(T) / 1048576.0)) + " MiB); use per-rank or shared";
+    }
+  }
+  err = first_error(comm_, err);
+  if (!err.empty()) return err;
+  MPI_Datatype type = sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
+  const long g1 = frame_.gn[1], g2 = frame_.gn[2];
+  for (std::size_t c = 0; c < nc; ++c) {
+    MPI_Gatherv(local_[c].data(), int(mine_.cells()), type, staging_.data(), counts.data(), displs.data(), type, 0,
+                comm_);
+    if (rank_ != 0) continue;
+    T* dst = global_.data() + c * std::size_t(cells);
+    for (int r = 0; r < size_; ++r) {  // place each rank's block in the global C-order array
+      const Block& b = blocks_[r];
+      const T* src = staging_.data() + displs[r];
+      for (long i = 0; i < b.n[0]; ++i)
+        for (long j = 0; j < b.n[1]; ++j)
+          std::memcpy(dst + ((b.off[0] + i) * g1 + (b.off[1] + j)) * g2 + b.off[2],
+                      src + (i * b.n[1] + j) * b.n[2], sizeof(T) * std::size_t(b.n[2]));
+    }
+  }
+  if (rank_ != 0) return "";
+  std::vector<const T*> data;
+  for (std::size_t c = 0; c < nc; ++c) data.push_back(global_.data() + c * std::size_t(cells));
+  const Block whole{{0, 0, 0}, {frame_.gn[0], frame_.gn[1], frame_.gn[2]}};
+  return write_piece(step_base(step, -1), whole, data);
+}
+
+template <typename T>
+bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
+  frame_.step = step;
+  frame_.time_e = double(step) * opt_.courant;
+  frame_.time_h = (double(step) - 0.5) * opt_.courant;
+  std::vector<const T*> data;
+  for (std::size_t c = 0; c < frame_.comps.size(); ++c) {
+    kernels::copy_owned(f, frame_.comps[c], local_[c].data());
+    data.push_back(local_[c].data());
+  }
+  std::string err;
+  XdmfStep xs{step, frame_.time_e, {}};
+  const std::string& s = opt_.output_strategy;
+  if (s == "root") {
+    err = gather_and_write(f, step);
+    xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", Block{{0, 0, 0}, {frame_.gn[0], frame_.gn[1], frame_.gn[2]}}});
+  } else if (s == "per-rank") {
+    frame_.rank = rank_;
+    err = write_piece(step_base(step, rank_), mine_, data);
+    for (int r = 0; r < size_; ++r) xs.pieces.push_back({base_name(step_base(step, r)) + ".h5", blocks_[r]});
+  } else {
+    Tally t;
+    err = write_hdf5_shared<T>(comm_, step_base(step, -1) + ".h5", frame_, mine_, data, t);
+    bytes_ += t.bytes;
+    files_ += t.files;
+    xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", Block{{0, 0, 0}, {frame_.gn[0], frame_.gn[1], frame_.gn[2]}}});
+  }
+  error_ = first_error(comm_, err);
+  if (!error_.empty()) return false;
+  ++steps_;
+  if (rank_ == 0 && opt_.output == "hdf5") xdmf_.push_back(xs);
+  return true;
+}
+
+template <typename T>
+bool FieldWriter<T>::finish() {
+  if (!active_ || opt_.output != "hdf5") return true;
+  std::string err;
+  if (rank_ == 0) {
+    const std::string text = xdmf_text(xdmf_, frame_.comps, int(sizeof(T)));
+    AtomicFile file(opt_.output_dir + "/fields.xdmf", frame_.tag, frame_.fsync);
+    if (file.write(text.data(), text.size())) err = file.commit();
+    else err = file.error();
+    if (err.empty()) {
+      bytes_ += file.bytes();
+      files_ += 1;
+    }
+  }
+  error_ = first_error(comm_, err);
+  return error_.empty();
+}
+
+template <typename T>
+IoTotals FieldWriter<T>::totals() const {
+  IoTotals t;
+  if (!active_) return t;
+  double b = bytes_;
+  long nf = files_;
+  MPI_Reduce(&b, &t.bytes, 1, MPI_DOUBLE, MPI_SUM, 0, comm_);
+  MPI_Reduce(&nf, &t.files, 1, MPI_LONG, MPI_SUM, 0, comm_);
+  t.steps_written = steps_;
+  return t;
+}
+
+template class FieldWriter<float>;
+template class FieldWriter<double>;
+
+}  // namespace io
+}  // namespace yee

@@ -1,0 +1,63 @@
+#pragma once
+// Field output during the time loop: one format (ascii | binary | hdf5) and one
+// strategy (root: gather to rank 0, one file; per-rank: a file per rank; shared: one
+// HDF5 file written collectively). Whatever the strategy, a step's files hold the same
+// global field. Field memory is read only through kernels::copy_owned.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "io/io_stats.hpp"
+#include "io/layout.hpp"
+#include "io/xdmf.hpp"
+#include "kernel_contract.hpp"
+#include "options.hpp"
+
+namespace yee {
+namespace io {
+
+template <typename T>
+class FieldWriter {
+ public:
+  // Collective over cart (learns every rank's block).
+  FieldWriter(const Options& opt, MPI_Comm cart, const Fields<T>& f);
+
+  // True when the fields are written after step `step` (1-based count of steps done).
+  bool due(long step) const { return active_ && step % every_ == 0; }
+
+  // Writes the fields after `step`. Collective; false on every rank when any rank
+  // failed (error() then names the rank and the reason, the same on every rank).
+  bool write_step(const Fields<T>& f, long step);
+
+  // Writes the XDMF sidecar (HDF5 only). Collective; false on failure.
+  bool finish();
+
+  const std::string& error() const { return error_; }
+
+  // Sums over ranks, valid on rank 0. Collective.
+  IoTotals totals() const;
+
+ private:
+  std::string step_base(long step, int rank) const;
+  std::string gather_and_write(const Fields<T>& f, long step);
+  std::string write_piece(const std::string& base, const Block& b, const std::vector<const T*>& data);
+
+  const Options& opt_;
+  MPI_Comm comm_;
+  bool active_ = false;
+  long every_ = 1;
+  int rank_ = 0, size_ = 1;
+  Block mine_;
+  std::vector<Block> blocks_;      // every rank's block
+  Frame frame_;
+  std::vector<std::vector<T>> local_;  // owned entries per written component
+  std::vector<T> staging_, global_;    // rank 0, root strategy
+  std::vector<XdmfStep> xdmf_;         // rank 0
+  double bytes_ = 0.0;
+  long files_ = 0, steps_ = 0;
+  std::string error_;
+};
+
+}  // namespace io
+}  // namespace yee
