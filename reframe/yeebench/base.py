@@ -111,6 +111,33 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
         elif self.launcher_name == 'srun':
             self.job.launcher.options = layout.srun_options()
 
+    def apply_packed(self, ranks, threads, ranks_per_node=None):
+        '''`ranks` x `threads` packed onto consecutive cores, `ranks_per_node` per node.
+
+        More ranks than cores (paper 000's job-balancing runs) run unbound with
+        --oversubscribe under mpirun; srun gets --overcommit instead.
+        '''
+        cores = self.node_topology.num_cores
+        ranks_per_node = ranks_per_node or ranks
+        over = ranks_per_node * threads > cores
+        self.num_tasks = ranks
+        self.num_tasks_per_node = ranks_per_node
+        self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
+        self.env_vars.update({'OMP_NUM_THREADS': str(threads)})
+        if not over:
+            self.env_vars.update({'OMP_PLACES': 'cores', 'OMP_PROC_BIND': 'close'})
+        env_names = list(self.env_vars) if self.launcher_name in MPIRUN_LAUNCHERS else []
+        env_names = [n for n in env_names if n.startswith('OMP_')]
+        if self.launcher_name in MPIRUN_LAUNCHERS:
+            if over:
+                opts = ['--bind-to', 'none']
+            else:
+                pe = f':PE={threads}' if threads > 1 else ''
+                opts = ['--map-by', f'ppr:{ranks_per_node}:node{pe}', '--bind-to', 'core']
+            self.job.launcher.options = opts + self.mpirun_extra_options(ranks_per_node * threads, env_names)
+        elif self.launcher_name == 'srun':
+            self.job.launcher.options = ['--overcommit', '--cpu-bind=none'] if over else ['--cpu-bind=cores']
+
     def mpirun_extra_options(self, cores_needed_per_node, env_names=()):
         '''--oversubscribe only when a node has fewer cores than needed; -x for our env vars.'''
         opts = []

@@ -1,0 +1,158 @@
+"""FDTD scaling (papers 000 and 002): the solver over ranks x threads.
+
+  FdtdStrongScaling  one grid, 1..N cores as ranks x threads
+  FdtdWeakScaling    a fixed number of cells per core
+  FdtdJobBalance     paper 000 Fig. 5: one node, 1/4 .. 2x as many ranks as cores
+  FdtdPacking        paper 002: the same rank count packed full / half / quarter per node
+FOMs: Mcells/s, parallel efficiency against a 1-core run in the same job (%),
+and the share of time in halo exchange (%).  Sanity: the solver's energy and
+checksum are finite and its run is valid (for the baseline run too).
+"""
+import math
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
+
+from yeebench.base import YeebenchCheck
+from yeebench.parsers import jsonreport
+from yeebench.solver import SolverMixin
+
+BASELINE_REPORT = 'yee-baseline.json'
+
+
+class FdtdBase(SolverMixin, YeebenchCheck):
+    '''Ranks x threads of the solver plus, when it uses more than one core, a 1-core baseline.'''
+
+    tags = {'app', 'full'}
+
+    #: Grid edge of the 1-core baseline (defaults to the run's own grid).
+    baseline_grid = variable(int, value=0)
+
+    def layout(self):
+        '''(ranks, threads, ranks_per_node) of this case; subclasses define it.'''
+        raise NotImplementedError
+
+    @run_after('setup')
+    def place(self):
+        topology = self.node_topology
+        ranks, threads, per_node = self.layout()
+        self.skip_if(ranks < 1 or threads < 1, 'empty layout')
+        nodes = math.ceil(ranks / per_node)
+        self.skip_if(nodes > self.partition_nodes,
+                     f'{ranks} ranks at {per_node} per node need {nodes} nodes, '
+                     f'partition has {self.partition_nodes}')
+        self.skip_if(threads > topology.num_cores,
+                     f'{threads} threads per rank exceed the {topology.num_cores} cores of a node')
+        self.ranks, self.threads, self.cores = ranks, threads, ranks * threads
+        self.apply_packed(ranks, threads, per_node)
+        self.executable_opts = self.solver_options()
+
+    def efficiency_cores(self):
+        return self.cores
+
+    @run_before('run')
+    def baseline_run(self):
+        if self.cores > 1:
+            opts = ' '.join(self.solver_options(grid=self.baseline_grid or self.grid, report=BASELINE_REPORT))
+            launch = self.launch_prefix(1, ['--bind-to', 'core'] if self.launcher_name == 'mpirun' else [])
+            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {launch} {self.yee.paths["yee"]} {opts}')
+
+    @sanity_function
+    def assert_valid(self):
+        checks = [self.solver_sanity()]
+        report = self.read_report()
+        checks.append(sn.assert_eq(report['ranks'], self.ranks, 'solver ran a different rank count'))
+        checks.append(sn.assert_eq(report['threads'], self.threads, 'solver ran a different thread count'))
+        if self.cores > 1:
+            checks.append(self.solver_sanity(BASELINE_REPORT))
+        return sn.all(checks)
+
+    def collect_foms(self):
+        super().collect_foms()
+        rate = self.read_report()['mcells_per_s']
+        base = self.read_report(BASELINE_REPORT)['mcells_per_s'] if self.cores > 1 else rate
+        self.add_fom('parallel_efficiency', 100.0 * rate / (self.efficiency_cores() * base), '%', 'higher')
+        self.observations['layout'] = {'ranks': self.ranks, 'threads': self.threads, 'cores': self.cores,
+                                       'baseline_mcells_per_s': base}
+
+
+CORES = [1, 2, 4, 8, 16, 32, 64, 128]
+THREADS = [1, 2, 4]
+
+
+def _fits(cores, threads):
+    return cores % threads == 0
+
+
+class _ScalingBase(FdtdBase):
+    cores_used = parameter(CORES)
+    threads_per_rank = parameter(THREADS)
+
+    @run_after('init')
+    def smoke_subset(self):
+        if self.threads_per_rank == 1 and self.cores_used <= 2:
+            self.tags |= {'smoke'}
+            self.grid, self.steps = 48, 30
+
+    def layout(self):
+        self.skip_if(not _fits(self.cores_used, self.threads_per_rank),
+                     f'{self.cores_used} cores are not a multiple of {self.threads_per_rank} threads')
+        cores_per_node = self.node_topology.num_cores
+        self.skip_if(self.cores_used > cores_per_node * self.partition_nodes,
+                     f'needs {self.cores_used} cores, partition has {cores_per_node * self.partition_nodes}')
+        ranks = self.cores_used // self.threads_per_rank
+        per_node = min(ranks, max(1, cores_per_node // self.threads_per_rank))
+        return ranks, self.threads_per_rank, per_node
+
+
+@rfm.simple_test
+class FdtdStrongScaling(_ScalingBase):
+    '''The same grid on more cores: efficiency = speed-up / cores.'''
+
+
+@rfm.simple_test
+class FdtdWeakScaling(_ScalingBase):
+    '''`grid`^3 cells per core: the grid grows with the core count.'''
+
+    @run_after('setup')
+    def grow_grid(self):
+        self.baseline_grid = self.grid
+        self.grid = round(self.grid * self.cores ** (1.0 / 3.0))
+        self.executable_opts = self.solver_options()
+
+
+@rfm.simple_test
+class FdtdJobBalance(FdtdBase):
+    '''Paper 000 Fig. 5: one node, single-threaded ranks from a quarter to twice the cores.'''
+
+    load = parameter([0.25, 0.5, 1.0, 1.5, 2.0])
+
+    @run_after('init')
+    def smoke_subset(self):
+        self.tags |= {'node'}
+
+    def layout(self):
+        cores = self.node_topology.num_cores
+        ranks = max(1, round(self.load * cores))
+        lower = [l for l in (0.25, 0.5, 1.0, 1.5, 2.0) if l < self.load]
+        self.skip_if(any(max(1, round(l * cores)) == ranks for l in lower),
+                     f'{ranks} ranks on {cores} cores: same as a lower load')
+        return ranks, 1, ranks
+
+    def efficiency_cores(self):
+        # efficiency against the cores in use, not the (oversubscribed) rank count
+        return min(self.ranks, self.node_topology.num_cores)
+
+
+@rfm.simple_test
+class FdtdPacking(FdtdBase):
+    '''Paper 002: a node's worth of ranks packed fully, on half or a quarter of each node's cores.'''
+
+    packing = parameter(['full', 'half', 'quarter'])
+
+    def layout(self):
+        cores = self.node_topology.num_cores
+        per_node = {'full': cores, 'half': cores // 2, 'quarter': cores // 4}[self.packing]
+        self.skip_if(per_node < 1, f'{cores} cores per node cannot be packed by a {self.packing}')
+        return cores, 1, per_node

@@ -1,0 +1,138 @@
+"""Memory placement (papers 000 and 003): numa-bw and the solver under NUMA policies.
+
+Policies: none (no numactl at all, paper 000's "without NUMA policy"), localalloc,
+interleave (all nodes) and remote (CPUs on node 0, memory on node 1; only with
+>= 2 NUMA nodes).  Threads run on the cores of NUMA node 0 under every policy
+except none.  `numactl --hardware` (node sizes, distances) is recorded with each
+run.  FOMs: triad/copy GB/s (10^9 B/s) for numa-bw, Mcells/s for the solver.
+"""
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
+
+from yeebench.base import MPIRUN_LAUNCHERS, YeebenchCheck
+from yeebench.fixtures import ProbeBinaries
+from yeebench.parsers import jsonreport, numactl
+from yeebench.solver import SolverMixin
+
+# numactl arguments per policy; node 0 holds the CPUs.  (expected page nodes, for numa-bw)
+POLICIES = {
+    'none': ([], None),
+    'localalloc': (['--cpunodebind=0', '--localalloc'], '0'),
+    'interleave': (['--cpunodebind=0', '--interleave=all'], None),
+    'remote': (['--cpunodebind=0', '--membind=1'], '1'),
+}
+SMOKE = {('NumaBandwidth', 'none'), ('NumaBandwidth', 'localalloc'), ('NumaSolver', 'localalloc')}
+
+
+class NumaBase(YeebenchCheck):
+    '''One memory policy; records numactl --hardware.'''
+
+    policy = parameter(list(POLICIES))
+
+    valid_systems = ['+numactl']
+    tags = {'node', 'full'}
+
+    hardware_file = 'numactl-hardware.txt'
+
+    @run_after('init')
+    def smoke_subset(self):
+        if (type(self).__name__, self.policy) in SMOKE:
+            self.tags |= {'smoke'}
+
+    @run_after('setup')
+    def check_policy(self):
+        topology = self.node_topology
+        self.skip_if(self.policy == 'remote' and topology.num_numa_nodes < 2,
+                     f'remote memory needs >= 2 NUMA nodes, this node has {topology.num_numa_nodes}')
+        self.node0_cores = [c for c in topology.cores if set(c) <= set(topology.numa_nodes[0])]
+        self.prerun_cmds.append(f'numactl --hardware > {self.hardware_file}')
+
+    def numactl_prefix(self):
+        return ['numactl'] + POLICIES[self.policy][0] if self.policy != 'none' else []
+
+    def record_hardware(self):
+        with open(os.path.join(self.stagedir, self.hardware_file)) as fh:
+            hw = numactl.parse_hardware(fh.read())
+        self.observations['numa_distances'] = hw['distances']
+        self.observations['numa_size_mb'] = {str(k): v for k, v in hw['size_mb'].items()}
+        return hw
+
+
+@rfm.simple_test
+class NumaBandwidth(NumaBase):
+    '''STREAM-style triad (numa-bw) under one policy, with the pages' nodes checked.'''
+
+    probes = fixture(ProbeBinaries, scope='environment')
+
+    #: Bytes per array (>= 4x the last-level cache for a memory figure).
+    array_size = variable(str, value='256Mi')
+
+    #: Timed repetitions.
+    repeats = variable(int, value=10)
+
+    @run_after('setup')
+    def set_command(self):
+        self.job.launcher = getlauncher('local')()   # an OpenMP program, no MPI launcher
+        if 'smoke' in self.tags:
+            self.array_size, self.repeats = '16Mi', 4
+        threads = len(self.node0_cores) if self.policy != 'none' else self.node_topology.num_cores
+        self.num_tasks = 1
+        self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
+        self.env_vars.update({'OMP_NUM_THREADS': str(threads), 'OMP_PLACES': 'cores', 'OMP_PROC_BIND': 'close'})
+        prog = [self.probes.paths['numa-bw'], '--size', self.array_size, '--repeats', str(self.repeats),
+                '--threads', str(threads), '--output', 'numa-bw.json']
+        expect = POLICIES[self.policy][1]
+        if expect is not None:
+            prog += ['--expect-nodes', expect]
+        cmd = self.numactl_prefix() + prog
+        self.executable, self.executable_opts = cmd[0], cmd[1:]
+
+    def report(self):
+        with open(os.path.join(self.stagedir, 'numa-bw.json')) as fh:
+            return jsonreport.parse_probe(fh.read(), 'numa-bw')
+
+    @sanity_function
+    def assert_valid(self):
+        self.record_hardware()
+        report = self.report()
+        self.observations['pages_by_node'] = report.get('pages', {}).get('fraction_by_node', {})
+        return sn.assert_true(report['valid'], 'numa-bw says its result is INVALID')
+
+    def collect_foms(self):
+        report = self.report()
+        self.add_fom('triad_bw', jsonreport.numa_bw_triad(report), 'GB/s', 'higher')
+        self.add_fom('copy_bw', float(report['kernels']['copy']['best_gbs']), 'GB/s', 'higher')
+
+
+@rfm.simple_test
+class NumaSolver(SolverMixin, NumaBase):
+    '''The solver (1 rank, threads on NUMA node 0's cores) under one policy.'''
+
+    @run_after('init')
+    def smoke_size(self):
+        if 'smoke' in self.tags:
+            self.grid, self.steps = 48, 30
+
+    @run_before('run')
+    def wrap_in_numactl(self):
+        threads = len(self.node0_cores) if self.policy != 'none' else self.node_topology.num_cores
+        self.num_tasks = self.num_tasks_per_node = 1
+        self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
+        self.env_vars.update({'OMP_NUM_THREADS': str(threads), 'OMP_PLACES': 'cores', 'OMP_PROC_BIND': 'close'})
+        # the launcher must not bind: numactl sets the CPUs
+        if self.launcher_name in MPIRUN_LAUNCHERS:
+            self.job.launcher.options = ['--bind-to', 'none', '-x', 'OMP_NUM_THREADS', '-x', 'OMP_PLACES',
+                                         '-x', 'OMP_PROC_BIND']
+        elif self.launcher_name == 'srun':
+            self.job.launcher.options = ['--cpu-bind=none']
+        cmd = self.numactl_prefix() + [self.yee.paths['yee']] + self.solver_options()
+        self.executable, self.executable_opts = cmd[0], cmd[1:]
+
+    @sanity_function
+    def assert_valid(self):
+        self.record_hardware()
+        return self.solver_sanity()
