@@ -101,7 +101,7 @@ std::string FieldWriter<T>::gather_and_write(const Fields<T>& f, long step) {
   std::string err;
   if (cells > double(INT_MAX)) err = "--output-strategy root: the grid has more cells than one MPI message can carry "
                                      "(2^31-1); use --output-strategy per-rank or shared";
-  std::vector<int> counts(std::size_t(size_)), displs(std::size_t(size_));
+  std::vector<int> counts(static_cast<std::size_t>(size_)), displs(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r) {
     counts[r] = int(blocks_[r].cells());
     displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
