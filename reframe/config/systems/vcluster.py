@@ -54,7 +54,10 @@ _env_vars = [
 if _shared:
     # Nodes share host CPUs (e.g. 2 nodes x 2 CPUs on a 2-core CI machine): busy-polling ranks would
     # starve the kernel threads that move and shape the virtual links, so idle ranks yield.
+    # For the same reason Slurm does not bind there (TaskPlugin=task/none) and neither does mpirun by
+    # default: binding would put rank 0 of every node on the same host CPU.
     _env_vars.append(['OMPI_MCA_mpi_yield_when_idle', '1'])
+    _env_vars.append(['OMPI_MCA_hwloc_base_binding_policy', 'none'])
 
 _extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
            'cpus_shared': _shared}

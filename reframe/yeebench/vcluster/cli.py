@@ -118,6 +118,17 @@ def cmd_verify(args) -> int:
     return 0 if ok else 1
 
 
+def cmd_smoke(args) -> int:
+    from yeebench.cli import UsageError
+    from . import smoke
+    try:
+        make_layout(args.nodes, None, args.link_rate, cluster.host_cpus())
+    except LayoutError as err:
+        raise UsageError(str(err))
+    return smoke.run_smoke(args.nodes, args.link_rate, args.out, args.partitions, not args.own_check_only,
+                           args.tolerance, _state_dir(args), args.skip_unsupported)
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "vcluster", help="virtual Slurm cluster on this machine (network namespaces as nodes)",
@@ -154,4 +165,16 @@ def register(subparsers) -> None:
     p.add_argument("results", help="ingested run directory (rows.jsonl) or ReFrame JSON report")
     p.add_argument("--link-rate", default="none", help="configured link rate, e.g. 1gbit (none: skip that check)")
     p.add_argument("--tolerance", type=float, default=0.15, help="relative tolerance (default 0.15)")
+    p = add("smoke", cmd_smoke, "CI smoke run: up, NetPIPE intra/inter through ReFrame's Slurm path, "
+                                "ingest, verify, down (always)")
+    p.add_argument("--nodes", type=_positive_int, default=2, help="number of nodes (default 2)")
+    p.add_argument("--link-rate", default="1gbit", help="link rate to shape and verify (default 1gbit)")
+    p.add_argument("--tolerance", type=float, default=0.15, help="relative tolerance on the rate (default 0.15)")
+    p.add_argument("--out", default="build/vcluster-smoke", help="output directory (default build/vcluster-smoke)")
+    p.add_argument("--partitions", default="vcluster:srun",
+                   help="ReFrame --system value (default vcluster:srun; vcluster = both launchers)")
+    p.add_argument("--own-check-only", action="store_true",
+                   help="run only the vcluster NetPIPE check, not the suite's pt2pt pairs")
+    p.add_argument("--skip-unsupported", action="store_true",
+                   help="exit 0 with a printed reason when this machine cannot host the cluster (CI)")
     add("preflight", cmd_preflight, "check root, commands and kernel features; exit 2 with the reason if absent")

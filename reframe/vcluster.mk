@@ -1,0 +1,33 @@
+# Virtual Slurm cluster (reframe/yeebench/vcluster): the suite's multi-node path on one machine.
+#   make vcluster-up      VCLUSTER_NODES=2 VCLUSTER_LINK_RATE=1gbit  (root; namespaces, munge, Slurm)
+#   make vcluster-status  daemons and node states
+#   make vcluster-down    stop and remove everything (safe to repeat, also after a crash)
+#   make test-vcluster    CI stage: up, NetPIPE intra/inter through ReFrame's Slurm path, ingest,
+#                         verify (inter-node bandwidth within 15% of the link rate, intra beats inter),
+#                         down, always; skipped with the reason printed where namespaces are missing
+VCLUSTER_NODES     ?= 2
+VCLUSTER_LINK_RATE ?= 1gbit
+VCLUSTER_OUT       := $(abspath $(BUILD)/vcluster-smoke)
+# ReFrame --system for the smoke run: vcluster:srun (srun --mpi=pmix) or vcluster (also mpirun)
+VCLUSTER_PARTITIONS ?= vcluster
+
+PYTEST_PATHS += reframe/yeebench/vcluster/tests
+TEST_TARGETS += test-vcluster
+
+.PHONY: vcluster-up vcluster-down vcluster-status test-vcluster
+
+vcluster-up: venv
+	$(VENV)/bin/yeebench vcluster up --nodes $(VCLUSTER_NODES) --link-rate $(VCLUSTER_LINK_RATE)
+
+vcluster-down: venv
+	$(VENV)/bin/yeebench vcluster down
+
+vcluster-status: venv
+	$(VENV)/bin/yeebench vcluster status
+
+# `smoke` tears the cluster down in all cases; the trailing `down` also covers an interrupted run.
+test-vcluster: venv
+	@rc=0; YEEBENCH_PREFIX=$(PREFIX) $(VENV)/bin/yeebench vcluster smoke --nodes $(VCLUSTER_NODES) \
+	  --link-rate $(VCLUSTER_LINK_RATE) --partitions $(VCLUSTER_PARTITIONS) --out $(VCLUSTER_OUT) \
+	  --skip-unsupported || rc=$$?; \
+	$(VENV)/bin/yeebench vcluster down >/dev/null 2>&1 || true; exit $$rc

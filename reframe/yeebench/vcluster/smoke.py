@@ -1,0 +1,110 @@
+"""The CI smoke run of the multi-node path: up, ReFrame through Slurm, ingest, verify, always down.
+
+    yeebench vcluster smoke --nodes 2 --link-rate 1gbit --out build/vcluster-smoke
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+from . import cluster, preflight, verify
+from .layout import make_layout
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+OWN_CHECK = "reframe/yeebench/vcluster/checks/vcluster_pt2pt.py"
+SUITE_PT2PT = "reframe/checks/pt2pt.py"
+# The suite's own NetPIPE pairs (run unchanged); repeats fixed so a 4 MiB sweep stays short.
+SUITE_SELECTION = ["NetPIPEPt2Pt%transport=ob1-vader%locality=intra",
+                   "NetPIPEPt2Pt%transport=ob1-tcp%locality=inter"]
+SUITE_SETTINGS = ["NetPIPEPt2Pt.repeats=10"]
+SKIPPED = 0
+
+
+def _tool(name: str) -> str:
+    beside = os.path.join(os.path.dirname(sys.executable), name)
+    return beside if os.path.exists(beside) else (shutil.which(name) or name)
+
+
+def reframe_command(out_dir: str, partitions: str, with_suite: bool) -> List[str]:
+    cmd = [_tool("reframe"), "-C", str(REPO_ROOT / "reframe/config/settings.py"),
+           "-c", str(REPO_ROOT / OWN_CHECK), "-n", "^VclusterNetPIPE"]
+    if with_suite and (REPO_ROOT / SUITE_PT2PT).exists():
+        cmd += ["-c", str(REPO_ROOT / SUITE_PT2PT)]
+        for name in SUITE_SELECTION:
+            cmd += ["-n", name]
+        for setting in SUITE_SETTINGS:
+            cmd += ["-S", setting]
+    return cmd + ["--system", partitions, "-p", "host", "--exec-policy=serial", "-r",
+                  "--report-file", os.path.join(out_dir, "report.json")]
+
+
+def ingest(report: str, results_dir: str) -> Optional[str]:
+    """Run directory from `yeebench results ingest`, or None when that tool is not installed."""
+    try:
+        import yeebench.results.cli  # noqa: F401  (present only with the results tooling)
+    except ImportError:
+        return None
+    proc = subprocess.run([sys.executable, "-m", "yeebench", "results", "ingest", report,
+                           "--results-dir", results_dir], stdout=subprocess.PIPE, text=True)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"yeebench results ingest {report} failed (exit {proc.returncode})")
+    return lines[-1]
+
+
+def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_suite: bool,
+              tolerance: float, state_dir: str, skip_unsupported: bool) -> int:
+    out_dir = os.path.abspath(out_dir)
+    layout = make_layout(nodes, None, link_rate, cluster.host_cpus(), state_dir=state_dir)
+    reason = preflight.check(shaping=layout.link_rate_bps is not None)
+    if reason:
+        print(f"vcluster smoke: SKIPPED: this machine cannot host the virtual cluster: {reason}")
+        return SKIPPED if skip_unsupported else 2
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    timings, rc = {}, 1
+    try:
+        try:
+            timings["up"] = cluster.up(layout)
+        except cluster.ClusterError as err:
+            print(f"vcluster smoke: cluster did not come up: {err}")
+            return 1
+        print(f"vcluster smoke: {nodes} nodes up in {timings['up']:.1f} s")
+        env = dict(os.environ, YEEBENCH_RFM_DIR=os.path.join(out_dir, "reframe"),
+                   YEEBENCH_VCLUSTER_DIR=layout.state_dir)
+        t0 = time.monotonic()
+        with open(os.path.join(out_dir, "reframe.out"), "w") as log:
+            rfm_rc = subprocess.call(cluster.head_command(layout, reframe_command(out_dir, partitions, with_suite)),
+                                     env=dict(env, SLURM_CONF=layout.slurm_conf), stdout=log,
+                                     stderr=subprocess.STDOUT, cwd=str(REPO_ROOT))
+        timings["reframe"] = time.monotonic() - t0
+        _print_reframe_summary(os.path.join(out_dir, "reframe.out"))
+        report = os.path.join(out_dir, "report.json")
+        if not os.path.exists(report):
+            print(f"vcluster smoke: ReFrame wrote no report (see {out_dir}/reframe.out)")
+            return 1
+        run_dir = ingest(report, os.path.join(out_dir, "results"))
+        print(f"vcluster smoke: results {'ingested into ' + run_dir if run_dir else 'read from the report'}")
+        ok, lines = verify.verify(verify.load_rows(run_dir or report), layout.link_rate_bps, tolerance)
+        print("\n".join(lines))
+        if rfm_rc != 0:
+            print(f"vcluster smoke: ReFrame exit status {rfm_rc} (a check failed; see {out_dir}/reframe.out)")
+        rc = 0 if ok and rfm_rc == 0 else 1
+        return rc
+    finally:
+        timings["down"] = cluster.down(layout.state_dir, log=lambda *_: None)
+        print(f"vcluster smoke: {'PASSED' if rc == 0 else 'FAILED'}; up {timings.get('up', 0):.1f} s, "
+              f"ReFrame {timings.get('reframe', 0):.1f} s, down {timings['down']:.1f} s")
+
+
+def _print_reframe_summary(path: str) -> None:
+    with open(path, errors="replace") as f:
+        for line in f:
+            clean = line.replace("\x1b[32m", "").replace("\x1b[31m", "").replace("\x1b[33m", "") \
+                .replace("\x1b[0m", "").rstrip()
+            if any(tag in clean for tag in ("[       OK ]", "[     FAIL ]", "[     SKIP ]", "PASSED ]",
+                                            "FAILED ]", "      OK", "FAIL ", "SKIP ", "P: ")):
+                print("  " + clean.strip())

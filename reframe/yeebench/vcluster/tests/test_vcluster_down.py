@@ -1,0 +1,90 @@
+"""`down` is idempotent, survives a crashed `up`, and only stops processes that are ours."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from yeebench.vcluster import cluster, cpusets, daemons, netns, state
+from yeebench.vcluster.layout import make_layout
+
+
+@pytest.fixture
+def no_real_network(monkeypatch):
+    """Keep the tests away from namespaces and cgroups of a cluster that may really be up."""
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: [])
+    monkeypatch.setattr(cpusets, "remove_all", lambda parent: None)
+    monkeypatch.setattr(cpusets, "cgroup_pids", lambda parent: [])
+
+
+def _spawn(argv0, *args):
+    return subprocess.Popen(["bash", "-c", f'exec -a {argv0} sleep 30'] if not args else list(args))
+
+
+def test_down_twice_and_without_anything(tmp_path, no_real_network):
+    state_dir = tmp_path / "vc"
+    cluster.down(str(state_dir), log=lambda *_: None)          # nothing there: fine
+    layout = make_layout(1, 1, "none", [0], state_dir=str(state_dir))
+    os.makedirs(layout.path("etc"))
+    state.save(layout, {}, None, "starting")
+    cluster.down(str(state_dir), log=lambda *_: None)
+    assert not state_dir.exists()
+    cluster.down(str(state_dir), log=lambda *_: None)          # and again
+
+
+def test_down_after_crash_stops_recorded_daemon_but_not_a_reused_pid(tmp_path, no_real_network):
+    ours = _spawn("munged-yb")                 # stands for our munged (its command line says so)
+    stranger = _spawn("unrelated")             # a PID the crashed run recorded, now reused
+    try:
+        layout = make_layout(1, 1, "none", [0], state_dir=str(tmp_path / "vc"))
+        os.makedirs(layout.path("etc"))
+        state.save(layout, {"munged": ours.pid, "slurmctld": stranger.pid}, None, "starting")
+        cluster.down(layout.state_dir, log=lambda *_: None)
+        time.sleep(0.2)
+        assert ours.poll() is not None
+        assert stranger.poll() is None
+    finally:
+        for p in (ours, stranger):
+            p.kill()
+            p.wait()
+
+
+def test_stop_pids_escalates_to_kill(tmp_path):
+    stubborn = subprocess.Popen(["bash", "-c", "trap '' TERM; sleep 30 & wait"])
+    time.sleep(0.2)
+    daemons.stop_pids([stubborn.pid], grace=0.5)
+    assert stubborn.wait(timeout=5) != 0
+
+
+def test_up_refuses_a_second_cluster(tmp_path, monkeypatch):
+    layout = make_layout(1, 1, "none", [0], state_dir=str(tmp_path))
+    (tmp_path / state.STATE_FILE).write_text("{}")
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: [])
+    with pytest.raises(cluster.ClusterError, match="already up"):
+        cluster.up(layout)
+
+
+def test_state_is_written_atomically_and_read_back(tmp_path):
+    layout = make_layout(2, 1, "1gbit", [0, 1], state_dir=str(tmp_path))
+    state.save(layout, {"munged": 12}, "/sys/fs/cgroup/x", "up")
+    assert [p.name for p in tmp_path.iterdir()] == [state.STATE_FILE]   # no temp file left
+    record = state.load(str(tmp_path))
+    assert record["layout"] == layout and record["daemons"] == {"munged": 12}
+    (tmp_path / state.STATE_FILE).write_text("{broken")
+    assert state.load(str(tmp_path)) is None
+
+
+def test_daemons_are_wrapped_into_their_namespaces():
+    layout = make_layout(1, 2, "none", [0, 1], state_dir="/run/yb")
+    node = layout.nodes[0]
+    cmd = daemons.wrap_in_namespaces(layout, node.netns, node.name, ["slurmd", "-D"],
+                                     binds=[("/run/yb/nodes/vc0/tmp", "/run/yb/tmp")],
+                                     cgroup_procs="/sys/fs/cgroup/cpuset/x/cgroup.procs", cpus=node.cpus)
+    assert cmd[:2] == ["nsenter", "--net=/run/netns/ybvc-vc0"]
+    assert "--uts" in cmd and "--mount" in cmd
+    script = cmd[-1]
+    assert "hostname vc0" in script
+    assert "mount --bind /run/yb/etc/hosts /etc/hosts" in script
+    assert "mount --bind /run/yb/nodes/vc0/tmp /run/yb/tmp" in script
+    assert script.endswith("exec taskset -c 0,1 slurmd -D")
+    assert script.index("cgroup.procs") < script.index("exec")

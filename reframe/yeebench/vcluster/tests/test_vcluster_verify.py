@@ -1,0 +1,69 @@
+"""The smoke run's assertions, on synthetic results (both input forms)."""
+import json
+
+import pytest
+
+from yeebench.vcluster import verify as V
+
+
+def rows(inter_bw=117.0, intra_bw=5000.0, inter_lat=30.0, intra_lat=0.5, check="VclusterNetPIPE",
+         bw_metric="bw_large", status="pass"):
+    out = []
+    for loc, bw, lat in (("intra", intra_bw, intra_lat), ("inter", inter_bw, inter_lat)):
+        out.append(V.Row(check, "srun", loc, bw_metric, bw, "MB/s", status))
+        out.append(V.Row(check, "srun", loc, "latency_1B", lat, "us", status))
+    return out
+
+
+def test_all_properties_hold():
+    ok, lines = V.verify(rows(), 1e9, 0.15)
+    assert ok and len(lines) == 3 and "94% of the 1 Gbit/s link" in lines[2]
+
+
+@pytest.mark.parametrize("kwargs,what", [
+    (dict(inter_bw=100.0), "80% of the 1 Gbit/s"),          # too slow: chain dishonest or starved
+    (dict(inter_bw=150.0), "120% of the 1 Gbit/s"),         # too fast: shaping not applied
+    (dict(inter_lat=0.3), "latency intra"),
+    (dict(intra_bw=100.0), "bw_large intra"),
+])
+def test_each_property_can_fail(kwargs, what):
+    ok, lines = V.verify(rows(**kwargs), 1e9, 0.15)
+    assert not ok
+    assert any(line.startswith("FAIL") and what in line for line in lines)
+
+
+def test_peak_bandwidth_is_never_taken_as_the_link_rate():
+    ok, lines = V.verify(rows(check="NetPIPEPt2Pt", bw_metric="peak_bw", inter_bw=400.0), 1e9, 0.15)
+    assert not ok and "no large-message inter-node bandwidth" in lines[-1]
+    ok, _ = V.verify(rows(check="NetPIPEPt2Pt", bw_metric="peak_bw", inter_bw=400.0), None, 0.15)
+    assert ok                                                # without a rate: locality only
+
+
+def test_failed_testcases_do_not_count():
+    ok, lines = V.verify(rows(status="fail"), 1e9, 0.15)
+    assert not ok and "no intra/inter pair" in lines[0]
+
+
+def test_reads_ingested_rows_and_reframe_reports(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    with open(run / "rows.jsonl", "w") as f:
+        for r in rows():
+            f.write(json.dumps({"check": r.check, "partition": r.partition, "metric": r.metric,
+                                "value": r.value, "unit": r.unit, "status": r.status,
+                                "parameters": {"locality": r.locality}}) + "\n")
+    assert V.verify(V.load_rows(str(run)), 1e9, 0.15)[0]
+    report = {"runs": [{"testcases": [
+        {"name": f"VclusterNetPIPE %locality={loc}", "locality": loc, "partition": "srun", "result": "pass",
+         "perfvalues": {"vcluster:srun:bw_large": [bw, 0, None, None, "MB/s", "pass"],
+                        "vcluster:srun:latency_1B": [lat, 0, None, None, "us", "pass"]}}
+        for loc, bw, lat in (("intra", 5000.0, 0.5), ("inter", 118.0, 30.0))]}]}
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    ok, lines = V.verify(V.load_rows(str(tmp_path / "report.json")), 1e9, 0.15)
+    assert ok, lines
+
+
+def test_unreadable_input(tmp_path):
+    (tmp_path / "bad.json").write_text("not json")
+    with pytest.raises(V.VerifyError):
+        V.load_rows(str(tmp_path / "bad.json"))
