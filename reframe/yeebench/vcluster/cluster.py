@@ -16,6 +16,10 @@ class ClusterError(RuntimeError):
     """Bringing the cluster up failed; everything already started has been removed again."""
 
 
+class AlreadyUp(ClusterError):
+    """A cluster (or the remains of one) exists; `up` left it alone."""
+
+
 def host_cpus() -> List[int]:
     return sorted(os.sched_getaffinity(0))
 
@@ -70,7 +74,7 @@ def up(layout: Layout, log=print) -> float:
     """Start everything; returns seconds taken. On failure, tears down what it started and raises."""
     t0 = time.monotonic()
     if os.path.exists(os.path.join(layout.state_dir, state.STATE_FILE)) or netns.existing_namespaces():
-        raise ClusterError("a virtual cluster is already up (or left over): run `yeebench vcluster down` first")
+        raise AlreadyUp("a virtual cluster is already up (or left over): run `yeebench vcluster down` first")
     pids = {}
     cgroup_parent = cpusets.detect_root()
     try:

@@ -12,7 +12,7 @@ REQUIRED_COMMANDS = {
     "slurmd": "slurmd (slurm-wlm)", "sinfo": "slurm-client (slurm-wlm)", "scontrol": "slurm-client",
     "srun": "slurm-client", "sbatch": "slurm-client", "squeue": "slurm-client",
 }
-PROBE_NS = NETNS_PREFIX + "probe"
+PROBE_NS = "ybvp-probe"   # outside NETNS_PREFIX: a running preflight never looks like a cluster
 
 
 def missing_commands() -> List[str]:

@@ -4,6 +4,7 @@
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -67,11 +68,15 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
     os.makedirs(out_dir)
     timings, rc = {}, 1
     try:
-        try:
-            timings["up"] = cluster.up(layout)
-        except cluster.ClusterError as err:
-            print(f"vcluster smoke: cluster did not come up: {err}")
-            return 1
+        timings["up"] = cluster.up(layout)
+    except cluster.AlreadyUp as err:     # someone else's cluster: never tear it down from here
+        print(f"vcluster smoke: {err}")
+        return 1
+    except cluster.ClusterError as err:  # up already removed what it had started
+        print(f"vcluster smoke: cluster did not come up: {err}")
+        return 1
+    previous_sigterm = signal.signal(signal.SIGTERM, _terminate)   # so `finally` runs on kill
+    try:
         print(f"vcluster smoke: {nodes} nodes up in {timings['up']:.1f} s")
         env = dict(os.environ, YEEBENCH_RFM_DIR=os.path.join(out_dir, "reframe"),
                    YEEBENCH_VCLUSTER_DIR=layout.state_dir)
@@ -96,8 +101,13 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
         return rc
     finally:
         timings["down"] = cluster.down(layout.state_dir, log=lambda *_: None)
+        signal.signal(signal.SIGTERM, previous_sigterm)
         print(f"vcluster smoke: {'PASSED' if rc == 0 else 'FAILED'}; up {timings.get('up', 0):.1f} s, "
               f"ReFrame {timings.get('reframe', 0):.1f} s, down {timings['down']:.1f} s")
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _print_reframe_summary(path: str) -> None:

@@ -88,3 +88,21 @@ def test_daemons_are_wrapped_into_their_namespaces():
     assert "mount --bind /run/yb/nodes/vc0/tmp /run/yb/tmp" in script
     assert script.endswith("exec taskset -c 0,1 slurmd -D")
     assert script.index("cgroup.procs") < script.index("exec")
+
+
+def test_smoke_leaves_an_existing_cluster_alone(tmp_path, monkeypatch):
+    from yeebench.vcluster import preflight, smoke
+    monkeypatch.setattr(preflight, "check", lambda shaping=True: None)
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: ["ybvc-switch"])
+    downs = []
+    monkeypatch.setattr(cluster, "down", lambda *a, **k: downs.append(a) or 0.0)
+    rc = smoke.run_smoke(2, "1gbit", str(tmp_path / "out"), "vcluster", False, 0.15, str(tmp_path / "vc"), True)
+    assert rc == 1 and downs == []
+
+
+def test_smoke_skips_with_reason_where_unsupported(tmp_path, monkeypatch, capsys):
+    from yeebench.vcluster import preflight, smoke
+    monkeypatch.setattr(preflight, "check", lambda shaping=True: "the kernel has no network namespaces")
+    assert smoke.run_smoke(2, "1gbit", str(tmp_path), "vcluster", False, 0.15, str(tmp_path), True) == 0
+    assert "SKIPPED" in capsys.readouterr().out
+    assert smoke.run_smoke(2, "1gbit", str(tmp_path), "vcluster", False, 0.15, str(tmp_path), False) == 2
