@@ -19,7 +19,8 @@ import os
 import reframe as rfm
 import reframe.utility.sanity as sn
 
-from yeebench.acceptance.rfm import SOURCES, AcceptanceMixin, compiles, last_line, span_all_nodes
+from yeebench.acceptance.rfm import (SOURCES, AcceptanceMixin, compiles, last_line, nodes_used,
+                                     span_all_nodes)
 from yeebench.base import YeebenchCheck
 
 SERIAL_SOURCES = {"c": "hello.c", "c++": "hello.cpp", "fortran": "hello.f90"}
@@ -85,7 +86,7 @@ class AcceptanceMPIBindings(YeebenchCheck, AcceptanceMixin):
             return self.verdict(False, f"{self.binding}: no result line from rank 0 ({why})")
         line = lines[-1].strip()
         ranks = int(sn.evaluate(sn.extractsingle(r"ranks (\d+)", self.stdout, 1)))
-        nodes = len(set(self.job.nodelist or [])) or 1
+        nodes = nodes_used(self)
         ok = line.endswith(" VALID") and ranks == self.job.num_tasks
         reason = f"{self.binding} on {nodes} node(s), {self.job.num_tasks} ranks launched: {line}"
         return self.verdict(ok, reason)
@@ -111,15 +112,15 @@ class AcceptanceLaunch(YeebenchCheck, AcceptanceMixin):
     @sanity_function
     def validate(self):
         hosts = sn.evaluate(sn.extractall(r"^(?!launch_seconds )(\S+)$", self.stdout, 1))
-        allocated = sorted(set(self.job.nodelist or []))
+        allocated = nodes_used(self)
         counts = {h: hosts.count(h) for h in set(hosts)}
         per_node = self.job.num_tasks_per_node or 1
         problems = [f"{h} answered {n} times, expected {per_node}" for h, n in sorted(counts.items())
                     if n != per_node]
         if len(hosts) != self.job.num_tasks:
             problems.append(f"{len(hosts)} ranks answered, {self.job.num_tasks} launched")
-        if allocated and len(counts) != len(allocated):
-            problems.append(f"{len(counts)} distinct hosts answered, {len(allocated)} allocated")
+        if len(counts) != allocated:
+            problems.append(f"{len(counts)} distinct hosts answered, {allocated} allocated")
         if problems:
             return self.verdict(False, "; ".join(problems))
         return self.verdict(True, f"{self.job.num_tasks} ranks on {len(counts)} node(s) "

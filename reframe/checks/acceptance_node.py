@@ -9,7 +9,8 @@ import os
 import reframe as rfm
 
 from yeebench.acceptance import nodecheck, nodeprobe, topology
-from yeebench.acceptance.rfm import TOPOLOGY_DIR, AcceptanceMixin, last_line, python_command, span_all_nodes
+from yeebench.acceptance.rfm import (TOPOLOGY_DIR, AcceptanceMixin, last_line, nodes_used, python_command,
+                                     span_all_nodes)
 from yeebench.base import YeebenchCheck
 
 
@@ -34,7 +35,7 @@ class _NodeProbe(YeebenchCheck, AcceptanceMixin):
         return records
 
     def nodes_allocated(self):
-        return len(set(self.job.nodelist or [])) or None
+        return nodes_used(self)
 
     def judge(self, evaluate):
         """Run `evaluate(records)` -> (ok, reason, details) and turn it into the verdict."""

@@ -108,6 +108,12 @@ def span_all_nodes(test, per_node):
         test.num_tasks = 0
 
 
+def nodes_used(test):
+    """Nodes the job ran on: tasks / tasks per node (the scheduler's node list may be compressed)."""
+    per_node = test.job.num_tasks_per_node or 1
+    return max(1, (test.job.num_tasks or per_node) // per_node)
+
+
 def last_line(test, filename):
     """Last non-empty line of a file in the test's stage directory ('' if none)."""
     try:

@@ -7,6 +7,10 @@
  * under which paper 003's RDMA over Ethernet failed beyond two nodes - and the
  * whole matrix takes N-1 rounds instead of N(N-1)/2.
  *
+ * The whole tournament is repeated --rounds times (default 3) and each pair keeps its best
+ * figures (lowest latency, highest bandwidth): on a busy or shared node one slow round must
+ * not make a node look like an outlier.
+ *
  * Output (rank 0, one line each):
  *   pair <rankA> <hostA> <rankB> <hostB> latency_us <x> bandwidth_MBs <y>
  *   collective <name> bytes <n> time_us <t> VALID|INVALID
@@ -23,7 +27,7 @@
 
 typedef struct {
     long small, large;
-    int lat_iters, bw_iters, coll_iters;
+    int lat_iters, bw_iters, coll_iters, rounds;
 } options;
 
 static int parse_options(int argc, char **argv, options *o)
@@ -33,6 +37,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->lat_iters = 200;
     o->bw_iters = 10;
     o->coll_iters = 50;
+    o->rounds = 3;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (i + 1 >= argc)
@@ -45,6 +50,7 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(a, "--lat-iters")) o->lat_iters = (int)v;
         else if (!strcmp(a, "--bw-iters")) o->bw_iters = (int)v;
         else if (!strcmp(a, "--coll-iters")) o->coll_iters = (int)v;
+        else if (!strcmp(a, "--rounds")) o->rounds = (int)v;
         else return fprintf(stderr, "pairmatrix: error: unknown option %s\n", a), 0;
     }
     return 1;
@@ -150,20 +156,30 @@ int main(int argc, char **argv)
     double *lat = calloc((size_t)size * size, sizeof(double));
     double *bw = calloc((size_t)size * size, sizeof(double));
     int players = size + (size % 2); /* odd: one player sits out each round */
-    for (int r = 0; r < players - 1; ++r) {
-        int peer = partner(me, r, players);
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (peer >= size)
-            continue;
-        int low = me < peer;
-        double t = pingpong(buf, o.small, o.lat_iters, me, peer, low, &ok);
-        double b_out = stream(buf, o.large, o.bw_iters, peer, low, me, &ok);
-        double b_back = stream(buf, o.large, o.bw_iters, peer, !low, me, &ok);
-        if (low) {
-            lat[me * size + peer] = t;
-            bw[me * size + peer] = b_out < b_back ? b_out : b_back; /* the weaker direction */
+    for (int i = 0; i < size * size; ++i)
+        lat[i] = 1e30; /* best (lowest) latency kept; unmeasured entries are reset below */
+    for (int round = 0; round < o.rounds; ++round) {
+        for (int r = 0; r < players - 1; ++r) {
+            int peer = partner(me, r, players);
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (peer >= size)
+                continue;
+            int low = me < peer;
+            double t = pingpong(buf, o.small, o.lat_iters, me, peer, low, &ok);
+            double b_out = stream(buf, o.large, o.bw_iters, peer, low, me, &ok);
+            double b_back = stream(buf, o.large, o.bw_iters, peer, !low, me, &ok);
+            double b = b_out < b_back ? b_out : b_back; /* the weaker direction */
+            if (low) {
+                if (t < lat[me * size + peer])
+                    lat[me * size + peer] = t;
+                if (b > bw[me * size + peer])
+                    bw[me * size + peer] = b;
+            }
         }
     }
+    for (int i = 0; i < size * size; ++i)
+        if (lat[i] >= 1e30)
+            lat[i] = 0; /* only the measuring rank of a pair contributes to the sums */
     MPI_Allreduce(MPI_IN_PLACE, lat, size * size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, bw, size * size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (me == 0)

@@ -47,3 +47,9 @@ def test_gpu_feature_or_nvidia_smi(monkeypatch):
     monkeypatch.setattr(rfm.shutil, "which", lambda name: None)
     present, why = rfm.gpu_present(SimpleNamespace(features=[]))
     assert not present and "nvidia-smi not found" in why
+
+
+def test_nodes_used_from_task_counts():
+    job = SimpleNamespace(num_tasks=6, num_tasks_per_node=2)
+    assert rfm.nodes_used(SimpleNamespace(job=job)) == 3
+    assert rfm.nodes_used(SimpleNamespace(job=SimpleNamespace(num_tasks=1, num_tasks_per_node=None))) == 1
