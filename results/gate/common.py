@@ -51,8 +51,7 @@ def _remove_session_logs(report):
             Path(log).unlink(missing_ok=True)
 
 
-def record_run(binary, repeats, results_dir, extra_work=0.0, nx=None, base_steps=None, workdir=None,
-               wall_clock=False):
+def record_run(binary, repeats, results_dir, extra_work=0.0, nx=None, base_steps=None, workdir=None):
     """Run the gate check `repeats` times in one ReFrame session (serially) and ingest it.
 
     Returns the run directory. Serial execution matters: ReFrame's default
@@ -64,8 +63,6 @@ def record_run(binary, repeats, results_dir, extra_work=0.0, nx=None, base_steps
         argv = [reframe, "-c", str(CHECK), "-r", "--exec-policy=serial", f"--repeat={repeats}",
                 "--prefix", tmp, "--report-file", str(report), "-S", f"GateSolverRun.binary={binary}",
                 "-S", f"GateSolverRun.extra_work={extra_work}"]
-        if wall_clock:
-            argv += ["-S", "GateSolverRun.wall_clock=true"]
         if nx:
             argv += ["-S", f"GateSolverRun.nx={nx}"]
         if base_steps:

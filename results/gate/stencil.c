@@ -1,7 +1,7 @@
 /* Fallback workload for the regression-gate check when the solver `yee` is not built:
  * a 3-D 7-point Jacobi sweep, a fixed amount of work per step, timed around the
  * time-stepping loop only; prints the JSON keys of yee's report that the gate reads.
- * Usage: stencil --nx N --steps S */
+ * Usage: stencil --n N --steps S   (an N^3 grid) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@ static double now(void) {
 int main(int argc, char **argv) {
     long n = 64, steps = 50;
     for (int i = 1; i < argc; i++) {
-        if (i + 1 < argc && !strcmp(argv[i], "--nx")) n = atol(argv[++i]);
+        if (i + 1 < argc && (!strcmp(argv[i], "--n") || !strcmp(argv[i], "--nx"))) n = atol(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--steps")) steps = atol(argv[++i]);
         else { fprintf(stderr, "stencil: error: unknown argument %s\n", argv[i]); return 2; }
     }

@@ -99,8 +99,11 @@ def _git_directory(report):
 
 def build_provenance(report, run_id, system, rows, cases):
     info = report["session_info"]
-    programs, observed = {}, []
+    programs, observed, observations = {}, [], []
     for _, case in report_reader.iter_testcases(report):
+        if isinstance(case.get("observations"), dict) and case["observations"]:
+            # facts a check recorded about the machine (loggable `observations`, e.g. NUMA distances)
+            observations.append({"testcase": case.get("unique_name") or "", "facts": case["observations"]})
         for program, obj in output_files.program_outputs(case):
             if isinstance(obj.get("build"), dict):
                 programs.setdefault(program, obj["build"])
@@ -149,6 +152,7 @@ def build_provenance(report, run_id, system, rows, cases):
         "software": software,
         "topology": topo,
         "bindings": {"source": "output-files" if observed else "absent", "observed": observed},
+        "observations": {"source": "report" if observations else "absent", "cases": observations},
         "jobs": {"source": "report", "cases": cases},
         "environment_image": {"source": image_source, "container_image_digest": digest,
                               "spack_lock_sha256": spack_lock},

@@ -162,3 +162,14 @@ def test_read_validates_rows(tmp_path):
     rows_file.write_text(json.dumps(row) + "\n")
     with pytest.raises(ResultsError, match="schema violation"):
         store.load_run(run_dir)
+
+
+def test_check_observations_reach_the_provenance(tmp_path):
+    report = json.loads(REPORT_A.read_text())
+    report["runs"][0]["testcases"][6]["observations"] = {"numa_distances": [[10, 21], [21, 10]]}
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    prov = json.loads((ingest(path, tmp_path / "results") / "provenance.json").read_text())
+    assert prov["observations"]["source"] == "report"
+    assert prov["observations"]["cases"] == [{"testcase": "FixtureSolver_0",
+                                              "facts": {"numa_distances": [[10, 21], [21, 10]]}}]

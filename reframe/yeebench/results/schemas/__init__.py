@@ -1,0 +1,1 @@
+"""JSON Schemas of rows and provenance (data files; a package so that they are installed)."""

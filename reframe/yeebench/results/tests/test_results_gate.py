@@ -1,0 +1,56 @@
+"""The gate's measuring wrapper (results/gate/cputime.py) and its ReFrame check's wiring."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GATE = Path(__file__).resolve().parents[4] / "results" / "gate"
+CPUTIME = GATE / "cputime.py"
+
+
+def _run(*argv, env=None):
+    return subprocess.run([sys.executable, str(CPUTIME), *argv], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_cputime_reports_child_cpu_and_passes_output_through():
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.2: pass\nprint('child out')"
+    proc = _run(sys.executable, "-c", burn)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "child out"
+    info = json.loads(lines[-1])
+    assert 0.18 <= info["cpu_seconds"] < 5 and info["exit"] == 0
+    assert info["scheduler"] in ("fifo", "other")
+
+
+def test_cputime_realtime_can_be_turned_off():
+    import os
+    proc = _run("true", env=dict(os.environ, YEEBENCH_GATE_REALTIME="0"))
+    assert json.loads(proc.stdout.splitlines()[-1])["scheduler"] == "other"
+
+
+def test_cputime_passes_exit_status_and_refuses_bad_commands():
+    assert _run("false").returncode == 1
+    missing = _run("/nonexistent/program")
+    assert missing.returncode == 127 and "cannot run /nonexistent/program" in missing.stderr
+    empty = _run()
+    assert empty.returncode == 2 and "no command" in empty.stderr
+
+
+def test_gate_check_declares_directions_for_every_figure():
+    source = (GATE / "gate_check.py").read_text()
+    for figure in ("cpu_time_s", "loop_time_s", "mcells_per_s"):
+        assert f"def {figure}(self)" in source and f'"{figure}":' in source
+
+
+@pytest.mark.skipif(not any(Path(p, "cc").exists() for p in ("/usr/bin", "/usr/local/bin")), reason="no C compiler")
+def test_fallback_stencil_builds_and_reports(tmp_path):
+    binary = tmp_path / "stencil"
+    subprocess.run(["cc", "-O2", "-o", str(binary), str(GATE / "stencil.c")], check=True)
+    out = subprocess.run([str(binary), "--n", "16", "--steps", "20"], capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout)
+    assert report["valid"] is True and report["cells"] == 16 ** 3 and report["steps"] == 20
+    bad = subprocess.run([str(binary), "--n", "2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "stencil: error" in bad.stderr
