@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "build_info.hpp"
+#include "io/mpiio_guard.hpp"
 #include "io/output_dir.hpp"
 #include "kernel_contract.hpp"
 #include "options.hpp"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
     }
   }
 
+  yee::io::guard_mpiio_before_init(opt);  // MCA settings are read by MPI_Init
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0, size = 1;

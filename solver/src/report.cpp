@@ -8,6 +8,7 @@
 
 #include "build_info.hpp"
 #include "io/io_options.hpp"
+#include "io/mpiio_guard.hpp"
 #include "kernel_contract.hpp"
 
 namespace yee {
@@ -47,7 +48,8 @@ std::string io_json(const Options& o, const RunResult& r) {
   j << "{\"format\": " << str(o.output) << ", \"strategy\": " << str(o.output_strategy)
     << ", \"every\": " << o.output_every << ", \"fields\": [" << fields << "], \"dir\": "
     << (o.output == "none" ? "null" : str(o.output_dir)) << ", \"hdf5_chunk\": " << str(o.hdf5_chunk)
-    << ", \"hdf5_deflate\": " << o.hdf5_deflate << ", \"steps_written\": " << k
+    << ", \"hdf5_deflate\": " << o.hdf5_deflate << ", \"mpiio_setting\": " << str(io::mpiio_guard_applied())
+    << ", \"steps_written\": " << k
     << ", \"bytes_written\": " << num(r.io.bytes) << ", \"files_written\": " << r.io.files
     << ", \"seconds\": " << num(secs) << ", \"seconds_per_step\": " << num(k > 0 ? secs / double(k) : 0.0)
     << ", \"gbs\": " << num(secs > 0 ? r.io.bytes / secs / 1e9 : 0.0)

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,6 +30,17 @@ std::string commit_file(const std::string& tmp, const std::string& final_path, b
     err = "cannot rename the temporary file to " + final_path + ": " + std::strerror(errno);
   if (!err.empty()) ::unlink(tmp.c_str());
   return err;
+}
+
+std::string check_free_space(const std::string& path, double bytes) {
+  const std::size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  struct statvfs fs;
+  if (::statvfs(dir.c_str(), &fs) != 0) return "";  // unknown: let the write report it
+  const double avail = double(fs.f_bavail) * double(fs.f_frsize);
+  if (avail >= bytes) return "";
+  return "cannot write " + path + ": No space left on device (needs about " + std::to_string(long(bytes / 1024)) +
+         " KiB, " + std::to_string(long(avail / 1024)) + " KiB free)";
 }
 
 double file_size(const std::string& path) {

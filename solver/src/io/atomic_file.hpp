@@ -15,6 +15,9 @@ std::string temp_path(const std::string& final_path, const std::string& tag);
 // returns the reason; "" on success.
 std::string commit_file(const std::string& tmp, const std::string& final_path, bool fsync);
 
+// "" when the file system holding `path` has `bytes` free, else a message naming both.
+std::string check_free_space(const std::string& path, double bytes);
+
 // Size of a file in bytes, or -1.
 double file_size(const std::string& path);
 

@@ -142,6 +142,17 @@ std::string write_hdf5_shared(MPI_Comm comm, const std::string& path, const Fram
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const std::string tmp = temp_path(path, fr.tag);
+  // HDF5 1.10 cannot recover from a failed collective close (the file stays open and
+  // H5close crashes in MPI_Finalize), so a file that cannot fit is refused up front.
+  std::string room;
+  if (rank == 0) {
+    double need = 16384.0;  // metadata: superblock, headers, attributes
+    for (std::size_t c = 0; c < fr.comps.size(); ++c) need += double(sizeof(T)) * fr.gn[0] * fr.gn[1] * fr.gn[2];
+    room = check_free_space(path, need * 1.02);
+  }
+  int no_room = room.empty() ? 0 : 1;
+  MPI_Bcast(&no_room, 1, MPI_INT, 0, comm);
+  if (no_room) return room;
   Status st{"", &path};
   errno = 0;
   // Every rank makes the same sequence of calls whatever fails locally, so no rank is
