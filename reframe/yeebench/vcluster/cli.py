@@ -5,7 +5,7 @@ import os
 import sys
 
 from . import cluster, preflight
-from .layout import DEFAULT_STATE_DIR, LayoutError, make_layout
+from .layout import DEFAULT_MTU, DEFAULT_STATE_DIR, LayoutError, make_layout
 
 ENV_STATE_DIR = "YEEBENCH_VCLUSTER_DIR"
 
@@ -28,7 +28,7 @@ def cmd_up(args) -> int:
     from yeebench.cli import UsageError
     try:
         layout = make_layout(args.nodes, args.cpus_per_node, args.link_rate, cluster.host_cpus(),
-                             state_dir=_state_dir(args), memory_mb=args.memory_mb)
+                             state_dir=_state_dir(args), memory_mb=args.memory_mb, mtu=args.mtu)
     except LayoutError as err:
         raise UsageError(str(err))
     reason = preflight.check(shaping=layout.link_rate_bps is not None)
@@ -43,7 +43,8 @@ def cmd_up(args) -> int:
     except cluster.ClusterError as err:
         print(f"yeebench vcluster up: error: {err}", file=sys.stderr)
         return 1
-    rate = f"{layout.link_rate_bps / 1e9:g} Gbit/s links" if layout.link_rate_bps else "unshaped links"
+    rate = (f"{layout.link_rate_bps / 1e9:g} Gbit/s links" if layout.link_rate_bps else "unshaped links") \
+        + f", MTU {layout.mtu}"
     print(f"vcluster up in {seconds:.1f} s: {len(layout.nodes)} nodes "
           f"({', '.join(f'{n.name}={n.addr} cpus {n.cpus}' for n in layout.nodes)}), {rate}")
     print(f"  run commands on the head node:  yeebench vcluster exec -- sinfo")
@@ -153,6 +154,8 @@ def register(subparsers) -> None:
     p.add_argument("--link-rate", default="none",
                    help="rate limit of each node's link, e.g. 1gbit, 10gbit, or none (default none)")
     p.add_argument("--memory-mb", type=_positive_int, default=1024, help="RealMemory per node (default 1024)")
+    p.add_argument("--mtu", type=_positive_int, default=DEFAULT_MTU,
+                   help=f"MTU of the virtual links (default {DEFAULT_MTU}, jumbo frames; 1500 = standard Ethernet)")
     add("down", cmd_down, "stop everything `up` started and remove namespaces, cgroups and the state dir "
                           "(safe to run twice or after a crash)")
     p = add("status", cmd_status, "show daemons and node states; exit 0 only when the cluster is healthy")

@@ -41,9 +41,11 @@ def create(layout: Layout) -> None:
         run(sw + ["link", "set", node.veth_switch, "master", BRIDGE])
         run(sw + ["link", "set", node.veth_switch, "up"])
         run(nd + ["addr", "add", f"{node.addr}/24", "dev", "eth0"])
-        run(nd + ["link", "set", "eth0", "up"])
+        run(nd + ["link", "set", "eth0", "mtu", str(layout.mtu), "up"])
+        run(sw + ["link", "set", node.veth_switch, "mtu", str(layout.mtu)])
         if layout.link_rate_bps:
             shape_link(layout, node)
+    run(sw + ["link", "set", BRIDGE, "mtu", str(layout.mtu)])   # after the ports: a bridge takes their minimum
 
 
 def shape_link(layout: Layout, node) -> None:
@@ -61,7 +63,7 @@ def shape_link(layout: Layout, node) -> None:
     redirect = ["protocol", "all", "u32", "match", "u32", "0", "0",
                 "action", "mirred", "egress", "redirect", "dev", ifb]
     run(["ip", "-n", SWITCH_NETNS, "link", "add", ifb, "type", "ifb"])
-    run(["ip", "-n", SWITCH_NETNS, "link", "set", ifb, "up"])
+    run(["ip", "-n", SWITCH_NETNS, "link", "set", ifb, "mtu", str(layout.mtu), "up"])
     run(sw + ["qdisc", "add", "dev", ifb, "root", "tbf", "rate", rate, "burst", burst, "latency", "100ms"])
     run(sw + ["qdisc", "add", "dev", node.veth_switch, "ingress"])                 # node -> switch
     run(sw + ["filter", "add", "dev", node.veth_switch, "parent", "ffff:"] + redirect)

@@ -3,7 +3,6 @@ import os
 import shutil
 from typing import List, Optional
 
-from .layout import NETNS_PREFIX
 from .sysrun import SystemError_, run
 
 REQUIRED_COMMANDS = {

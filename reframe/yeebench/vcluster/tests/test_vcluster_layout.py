@@ -101,3 +101,10 @@ def test_layout_round_trips_through_its_dict():
     lay = L.make_layout(2, 1, "10gbit", [0, 1, 2], state_dir="/run/yb")
     again = L.Layout.from_dict(lay.to_dict())
     assert again == lay and again.slurm_conf == "/run/yb/etc/slurm.conf"
+
+
+def test_mtu_default_and_limits():
+    assert L.make_layout(1, 1, "none", [0]).mtu == 9000
+    assert L.make_layout(1, 1, "none", [0], mtu=1500).mtu == 1500
+    with pytest.raises(L.LayoutError, match="--mtu"):
+        L.make_layout(1, 1, "none", [0], mtu=500)
