@@ -23,10 +23,11 @@ _SIZE_METRIC = re.compile(r"^(?P<kind>latency|lat|bandwidth|bw)[_-]?(?P<size>\d+
 # MPI benchmarks say KB/MB for 2^10/2^20 bytes (latency_4KB is 4096 B); SI 'kB' is 10^3
 _SIZE_FACTORS = {"b": 1, "kb": 1024, "kib": 1024, "mb": 2**20, "mib": 2**20}
 _SIZE_PARAMS = ("size", "message_size", "msg_size", "bytes")
-_RANK_PARAMS = ("ranks", "num_tasks", "nodes")
+_RANK_PARAMS = ("ranks", "num_procs", "num_tasks", "cores_used", "nodes")
 _BINDING_PARAMS = ("binding", "placement", "bind")
 _POLICY_PARAMS = ("policy", "mempolicy", "numa", "numa_policy")
 _COLLECTIVE = re.compile(r"collective|allreduce|bcast|broadcast|alltoall|allgather|reduce|barrier", re.I)
+_COLLECTIVE_NAME = re.compile(r"allreduce|bcast|broadcast|alltoall|allgather|reduce_scatter|reduce|barrier", re.I)
 _NUMA_METRIC = re.compile(r"^(triad|copy|scale|add)(_|$)", re.I)
 
 
@@ -137,10 +138,12 @@ def _pt2pt_and_collectives(sources, out, used):
             is_coll = bool(_COLLECTIVE.search(row["check"])) or "collective" in row["parameters"] \
                 or "implementation" in row["parameters"]
             family = "collective" if is_coll else "pt2pt"
-            groups.setdefault((family, row["check"], _kind(row["metric"]), row["unit"]), []).append((src_index, row))
+            name = collective_name(row) if is_coll else ""
+            groups.setdefault((family, row["check"], name, _kind(row["metric"]), row["unit"]), []).append(
+                (src_index, row))
             used.add((src_index, i))
     alpha_beta = _alpha_beta(sources[0][1]) if sources else None
-    for (family, check, kind, unit), members in groups.items():
+    for (family, check, name, kind, unit), members in groups.items():
         per_source = []
         for src_index, (src_label, _, is_baseline) in enumerate(sources):
             series = _Series()
@@ -155,13 +158,14 @@ def _pt2pt_and_collectives(sources, out, used):
                 per_source.append((src_label, series, is_baseline))
         fig, ax = plt.subplots(figsize=(7, 4.5))
         _plot_lines(ax, per_source)
-        title = f"{check}: {kind or 'figure'} vs message size"
+        title = f"{check}{' ' + name if name else ''}: {kind or 'figure'} vs message size"
         if family == "collective" and kind == "latency" and alpha_beta:
-            _draw_alpha_beta(ax, members, alpha_beta, unit)
-            title += " (dotted: alpha-beta bound)"
+            if _draw_alpha_beta(ax, members, alpha_beta, unit, name):
+                title += " (dotted: alpha-beta bound)"
         elif family == "pt2pt":
             title += " (intra- vs inter-node by placement)"
-        path = Path(out) / f"{family}_{_safe(check)}_{kind or 'metric'}.png"
+        suffix = f"_{_safe(name)}" if name else ""
+        path = Path(out) / f"{family}_{_safe(check)}{suffix}_{kind or 'metric'}.png"
         written.append(_finish(fig, ax, title, "message size [B]", f"{kind or 'value'} [{unit}]", path))
     return written
 
@@ -202,10 +206,35 @@ def _alpha_beta(rows):
     return alpha, beta
 
 
-def _draw_alpha_beta(ax, members, alpha_beta, unit):
-    """Lower bound of an allreduce-like collective on p ranks: ceil(log2 p) alpha + 2 (p-1)/p m beta."""
+def collective_name(row):
+    """allreduce/bcast/... from a 'collective' or 'case' parameter, else from the check name; '' if none."""
+    for text in (row["parameters"].get("collective"), row["parameters"].get("case"), row["check"]):
+        match = _COLLECTIVE_NAME.search(str(text or ""))
+        if match:
+            return match.group(0).lower().replace("broadcast", "bcast")
+    return ""
+
+
+# Lower bounds in the alpha-beta (Hockney) model for p ranks and m bytes: latency term
+# from a binomial tree, bandwidth term from the data each rank must send or receive.
+_BOUNDS = {
+    "allreduce": lambda p, m, a, b: math.ceil(math.log2(p)) * a + 2 * (p - 1) / p * m * b,
+    "reduce_scatter": lambda p, m, a, b: math.ceil(math.log2(p)) * a + (p - 1) / p * m * b,
+    "allgather": lambda p, m, a, b: math.ceil(math.log2(p)) * a + (p - 1) / p * m * b,
+    "bcast": lambda p, m, a, b: math.ceil(math.log2(p)) * a + m * b,
+    "reduce": lambda p, m, a, b: math.ceil(math.log2(p)) * a + m * b,
+    "alltoall": lambda p, m, a, b: math.ceil(math.log2(p)) * a + (p - 1) / p * m * b,
+    "barrier": lambda p, m, a, b: math.ceil(math.log2(p)) * a,
+}
+
+
+def _draw_alpha_beta(ax, members, alpha_beta, unit, name):
+    """Dotted lower bound per rank count for the named collective (allreduce when unnamed)."""
     alpha, beta = alpha_beta
-    scale = 1.0 / _US.get(unit, 1.0)
+    bound_of = _BOUNDS.get(name or "allreduce")
+    if bound_of is None or unit not in _US:
+        return False
+    scale = 1.0 / _US[unit]
     ranks = set()
     for _, row in members:
         _, p = _first(row["parameters"], _RANK_PARAMS)
@@ -214,11 +243,14 @@ def _draw_alpha_beta(ax, members, alpha_beta, unit):
         except (TypeError, ValueError):
             continue
     sizes = sorted({message_size(row) for _, row in members})
+    drawn = False
     for p in sorted(ranks) or [2]:
         if p < 2:
             continue
-        bound = [(math.ceil(math.log2(p)) * alpha + 2 * (p - 1) / p * m * beta) * scale for m in sizes]
-        ax.plot(sizes, bound, linestyle=":", color="black", label=f"alpha-beta bound, p={p}")
+        ax.plot(sizes, [bound_of(p, m, alpha, beta) * scale for m in sizes], linestyle=":", color="black",
+                label=f"alpha-beta bound {name or 'allreduce'}, p={p}")
+        drawn = True
+    return drawn
 
 
 def _solver(sources, out, used):
@@ -236,19 +268,20 @@ def _solver(sources, out, used):
         vary_ranks = len(rank_values - {None}) >= 2
         fig, ax = plt.subplots(figsize=(7, 4.5))
         if vary_ranks:
+            drop = set(_RANK_PARAMS) | _covarying(members)
             per_source = []
             for src_index, (src_label, _, is_baseline) in enumerate(sources):
                 series = _Series()
                 for s, row in members:
                     key, p = _first(row["parameters"], _RANK_PARAMS)
                     if s == src_index and p is not None:
-                        series.add(_label(row["parameters"], drop=_RANK_PARAMS), float(p), row["value"])
+                        series.add(_label(row["parameters"], drop=drop), float(p), row["value"])
                 if series.points:
                     per_source.append((src_label, series, is_baseline))
             _plot_lines(ax, per_source, log=False)
             path = Path(out) / f"solver_{_safe(check)}_{_safe(metric)}_vs_ranks.png"
             written.append(_finish(fig, ax, f"{check}: {metric} per binding x NUMA policy vs ranks",
-                                   "ranks", f"{metric} [{unit}]", path))
+                                   "ranks / cores", f"{metric} [{unit}]", path))
             written.append(_scaling_efficiency(per_source, check, metric, out))
         else:
             _grouped_bars(ax, sources, members, _BINDING_PARAMS, _POLICY_PARAMS)
@@ -256,6 +289,18 @@ def _solver(sources, out, used):
             written.append(_finish(fig, ax, f"{check}: {metric} per binding x NUMA policy",
                                    "binding / placement", f"{metric} [{unit}]", path))
     return written
+
+
+def _covarying(members):
+    """Parameters that change together with the rank count (a weak-scaling grid, tasks per node):
+    they describe the x axis, not a separate line."""
+    by_key = defaultdict(lambda: defaultdict(set))
+    for _, row in members:
+        _, x = _first(row["parameters"], _RANK_PARAMS)
+        for key, value in row["parameters"].items():
+            by_key[key][x].add(str(value))
+    return {key for key, per_x in by_key.items()
+            if all(len(v) == 1 for v in per_x.values()) and len(set().union(*per_x.values())) > 1}
 
 
 def _scaling_efficiency(per_source, check, metric, out):
@@ -272,7 +317,7 @@ def _scaling_efficiency(per_source, check, metric, out):
     ax.set_ylim(bottom=0)
     path = Path(out) / f"scaling_{_safe(check)}_{_safe(metric)}_efficiency.png"
     return _finish(fig, ax, f"{check}: scaling efficiency of {metric} (relative to fewest ranks)",
-                   "ranks", "parallel efficiency [1]", path)
+                   "ranks / cores", "parallel efficiency [1]", path)
 
 
 def _grouped_bars(ax, sources, members, outer_keys, inner_keys):

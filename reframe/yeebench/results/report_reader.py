@@ -85,11 +85,12 @@ def parameters(case):
     """ReFrame parameters (from the display name) plus descriptive variables present."""
     params = {}
     display = case.get("display_name") or case.get("name") or ""
-    for key, _ in _PARAM_RE.findall(display):
+    for key, shown in _PARAM_RE.findall(display):
         if key.startswith("."):  # '.repeat_no' and other ReFrame-internal markers
             continue
-        value = case.get(key, _)
-        params[key] = value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+        value = case.get(key, shown)
+        # tuples/dicts: the check's own formatting (parameter fmt=) as shown in the display name
+        params[key] = value if isinstance(value, (str, int, float, bool)) or value is None else shown
     for key in DESCRIPTIVE_VARIABLES:
         value = case.get(key)
         if key in params or value is None:

@@ -50,7 +50,7 @@ def test_figure_families_from_rows(tmp_path):
     written = plots.write_plots([_suite_like_source()], tmp_path)
     names = sorted(p.name for p in written)
     assert "pt2pt_OSUPt2pt_latency.png" in names and "pt2pt_OSUPt2pt_bandwidth.png" in names
-    assert "collective_OSUCollectives_latency.png" in names
+    assert "collective_OSUCollectives_allreduce_latency.png" in names
     assert "solver_FDTDScaling_mcells_per_s_vs_ranks.png" in names
     assert "scaling_FDTDScaling_mcells_per_s_efficiency.png" in names
     assert "numa_NumaBandwidth_bandwidth.png" in names
@@ -144,3 +144,28 @@ def test_report_refuses_unreadable_run(tmp_path):
     (run / "provenance.json").write_text("{")
     proc = run_cli("results", "report", run, "-o", tmp_path / "r.html")
     assert proc.returncode == 2 and "provenance" in proc.stderr and not (tmp_path / "r.html").exists()
+
+
+def test_suite_report_fixture_gives_solver_scaling_and_numa_figures(tmp_path):
+    """A real smoke run of the suite's fdtd and numa checks (reframe -C reframe/config/settings.py --tag smoke)."""
+    from results_testutil import FIXTURES
+    run = ingested(tmp_path, FIXTURES / "reports" / "suite_smoke_fdtd_numa.json")
+    rows = store.read_rows(run / "rows.jsonl")
+    assert {r["direction_source"] for r in rows} == {"declared"}
+    weak = [r for r in rows if r["check"] == "FdtdWeakScaling" and r["metric"] == "mcells_per_s"]
+    assert sorted(r["parameters"]["cores_used"] for r in weak) == [1, 2]
+    names = {p.name for p in plots.write_plots([sources.load_source(run)], tmp_path / "png")}
+    assert {"scaling_FdtdWeakScaling_mcells_per_s_efficiency.png", "numa_NumaBandwidth_bandwidth.png",
+            "solver_NumaSolver_mcells_per_s_binding_policy.png"} <= names
+
+
+def test_covarying_parameters_do_not_split_scaling_lines():
+    rows = _rows("w", [("Weak", {"cores_used": 1, "grid": 48, "t": 1}, "mcells_per_s", "Mcells/s", "higher", [10]),
+                       ("Weak", {"cores_used": 2, "grid": 60, "t": 1}, "mcells_per_s", "Mcells/s", "higher", [19])])
+    assert plots._covarying([(0, r) for r in rows]) == {"cores_used", "grid"}
+
+
+def test_collective_names():
+    assert plots.collective_name({"parameters": {"case": "bcast:tuned"}, "check": "OsuCollective"}) == "bcast"
+    assert plots.collective_name({"parameters": {}, "check": "OsuAllreduce"}) == "allreduce"
+    assert plots.collective_name({"parameters": {}, "check": "Pt2Pt"}) == ""
