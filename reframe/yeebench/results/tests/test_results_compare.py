@@ -208,3 +208,12 @@ def test_missing_run_and_corrupt_rows(tmp_path):
     empty.mkdir()
     proc = run_cli("results", "compare", "--baseline", empty, "--candidate", empty)
     assert proc.returncode == 2 and "no recorded runs" in proc.stderr
+
+
+def test_zero_baseline_gives_strict_json(tmp_path):
+    base = synthetic_run(tmp_path, "base", {"t": [0, 0, 0]})
+    cand = synthetic_run(tmp_path, "cand", {"t": [1, 1, 1]})
+    proc = run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--format", "json")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    assert doc["results"][0]["verdict"] == "regressed" and doc["results"][0]["change"] is None
