@@ -44,6 +44,8 @@ run numa-bw-membind0 env OMP_NUM_THREADS="$cores" OMP_PROC_BIND=close numactl --
 for prec in f32 f64; do
   run "halo-$prec" env OMP_NUM_THREADS=1 mpirun -np "$ranks" --bind-to core "$bin/halo" --sizes "$sizes" --precision "$prec"
 done
+# One rank exchanging with itself (periodic): the pack/copy/unpack cost without waiting for a partner rank.
+run halo-self-f32 env OMP_NUM_THREADS=1 "$bin/halo" --periodic --sizes "$sizes" --precision f32
 echo "load_after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/machine.txt"
 
 python3 - "$out" > "$out/summary.md" <<'PY'
@@ -60,8 +62,9 @@ for name in ("numa-bw-1thread", "numa-bw-all", "numa-bw-serial-touch", "numa-bw-
 print()
 print("| halo precision | ranks, dims | face edge | face cells | bytes sent by busiest rank | time median (us) | time min / avg / max (us) | bandwidth all ranks GB/s |")
 print("|---|---|---|---|---|---|---|---|")
-for prec in ("f32", "f64"):
-    d = load("halo-" + prec)
+for name in ("halo-f32", "halo-f64", "halo-self-f32"):
+    d = load(name)
+    prec = d["precision"] + (" self" if name.endswith("self-f32") else "")
     for r in d["results"]:
         print(f"| {prec} | {d['ranks']}, {'x'.join(map(str, d['dims']))} | {r['face_side']} | {r['face_cells']} | "
               f"{r['bytes_per_exchange']} | {r['time_median_s']*1e6:.1f} | {r['time_min_s']*1e6:.1f} / {r['time_avg_s']*1e6:.1f} / {r['time_max_s']*1e6:.1f} | "
