@@ -162,6 +162,11 @@ def affinity_expect_rules_on_this_machine():
         require("expected a subset of" in proc.stderr, proc.stderr)
         proc = run([prog("affinity"), "--expect", "hwthread"], expect_rc=1)
         require("expected exactly one CPU" in proc.stderr, proc.stderr)
+    # What the launcher's binding objects give must match the rule of the same name.
+    n = min(2, len(cpus))
+    run(mpirun(n, "--bind-to", "socket", prog("affinity"), "--expect", "socket"))
+    run(mpirun(n, "--bind-to", "numa", prog("affinity"), "--expect", "numa"))
+    run(mpirun(n, "--map-by", "core:PE=1", "--bind-to", "core", prog("affinity"), "--expect", "pe=1"))
     # Two threads squeezed onto one CPU: each is pinned to a single CPU, but it is the same one.
     proc = run(["taskset", "-c", first, prog("affinity"), "--expect", "core"], expect_rc=1, OMP_NUM_THREADS=2)
     require("share CPUs" in proc.stderr, proc.stderr)
