@@ -173,3 +173,15 @@ def test_check_observations_reach_the_provenance(tmp_path):
     assert prov["observations"]["source"] == "report"
     assert prov["observations"]["cases"] == [{"testcase": "FixtureSolver_0",
                                               "facts": {"numa_distances": [[10, 21], [21, 10]]}}]
+
+
+def test_missed_reference_keeps_the_figure_marked(tmp_path):
+    report = json.loads(REPORT_A.read_text())
+    case = report["runs"][0]["testcases"][6]
+    case.update(result="fail", fail_phase="performance", fail_reason="reference missed")
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    rows = store.read_rows(ingest(path, tmp_path / "results") / "rows.jsonl")
+    marked = [r for r in rows if r["testcase"] == case["unique_name"]]
+    assert marked and {r["status"] for r in marked} == {"perf-fail"}
+    assert {r["status"] for r in rows if r["testcase"] != case["unique_name"]} == {"pass"}
