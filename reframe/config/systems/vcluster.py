@@ -54,8 +54,8 @@ _env_vars = [
 if _shared:
     # Nodes share host CPUs (e.g. 2 nodes x 2 CPUs on a 2-core CI machine): busy-polling ranks would
     # starve the kernel threads that move and shape the virtual links, so idle ranks yield.
-    # For the same reason Slurm does not bind there (TaskPlugin=task/none) and neither does mpirun by
-    # default: binding would put rank 0 of every node on the same host CPU.
+    # For the same reason mpirun does not bind there by default: binding would put rank 0 of every
+    # node on the same host CPU.
     _env_vars.append(['OMPI_MCA_mpi_yield_when_idle', '1'])
     _env_vars.append(['OMPI_MCA_hwloc_base_binding_policy', 'none'])
 
@@ -91,7 +91,9 @@ system = {
     'modules_system': 'nomod',
     'partitions': [
         # SLURM_MPI_TYPE=pmix is `srun --mpi=pmix` for every step (pmi2 does not start Open MPI 4 here).
-        _partition('srun', 'srun', 'srun --mpi=pmix launches the Open MPI ranks',
+        # Slurm itself does not bind on the virtual nodes (TaskPlugin=task/none: task/affinity would
+        # bind outside a node's CPU set); ranks run on their node's CPUs, --cpu-bind is ignored.
+        _partition('srun', 'srun', 'srun --mpi=pmix launches the Open MPI ranks (no Slurm CPU binding)',
                    [['SLURM_MPI_TYPE', 'pmix']]),
         _partition('mpirun', 'mpirun', "Open MPI's mpirun inside the allocation (orted started by srun)",
                    []),

@@ -185,9 +185,10 @@ def slurm_conf_text(layout: Layout) -> str:
         f"SlurmdLogFile={p('nodes', '%n', 'slurmd.log')}",
         f"TmpFS={layout.tmpfs_path}",
         "ProctrackType=proctrack/linuxproc",
-        # Nodes that share host CPUs cannot bind: Slurm would put task 0 of every node on the same
-        # host CPU. Then the kernel places tasks inside the node's CPU set (task/none).
-        f"TaskPlugin={'task/none' if layout.cpus_shared else 'task/affinity'}",
+        # No Slurm binding: task/affinity maps a node's CPU 0 to host CPU 0 whatever CPU set the node's
+        # slurmd runs in (vc1 on CPUs 2-3 fails to launch). Tasks inherit the node's CPU set, and
+        # mpirun binds inside it; `srun --cpu-bind` is accepted and ignored.
+        "TaskPlugin=task/none",
         "MpiDefault=none",
         "SwitchType=switch/none",
         "SchedulerType=sched/backfill",

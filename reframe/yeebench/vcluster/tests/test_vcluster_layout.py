@@ -74,16 +74,11 @@ def test_slurm_conf_describes_the_virtual_nodes():
     assert "NodeName=vc[0-2] NodeAddr=10.77.0.11,10.77.0.12,10.77.0.13 CPUs=2 " in text
     assert "AuthInfo=socket=/run/yb/munge/munge.socket" in text
     assert "AccountingStorageType=accounting_storage/none" in text
-    assert "TaskPlugin=task/affinity" in text        # disjoint CPU sets: Slurm may bind
+    assert "TaskPlugin=task/none" in text      # Slurm would bind outside the node's CPU set
     assert "TmpFS=/run/yb/tmp" in text
     assert "PartitionName=vc Nodes=ALL" in text
     for line in text.splitlines():
         assert line.startswith("#") or "=" in line
-
-
-def test_shared_cpus_turn_slurm_binding_off():
-    text = L.slurm_conf_text(L.make_layout(2, 2, "none", [0, 1], state_dir="/run/yb"))
-    assert "TaskPlugin=task/none" in text
 
 
 def test_single_node_range():
