@@ -2,9 +2,9 @@
 strategy, rank count and grid size per rank.
 
   IoOutput  format (none | ascii | binary | hdf5) x strategy (root | per-rank | shared)
-            x ranks x n_per_rank: every rank owns an n^3 block, the blocks stacked
-            along z (decomposition 1x1xP, as in paper 001), 10 steps, output after
-            every step.  format=none is the no-output baseline.
+            x ranks x n_per_rank: every rank owns an n^3 block (paper 001), the
+            blocks stacked along x (decomposition Px1x1; -S stack_axis=z stacks them
+            along z), 10 steps, output after every step.  format=none is the no-output baseline.
 
 FOMs (from the solver's JSON report): io_seconds_per_step (s), io_gbs (GB/s),
 bytes_written (B, whole run), bytes_per_step (B), io_share (% of the time-stepping
@@ -48,6 +48,14 @@ class IoOutput(SolverMixin, YeebenchCheck):
     #: HDF5 compression passed to --hdf5-compress (none | deflate[:L]).
     hdf5_compress = variable(str, value='none')
 
+    #: Axis along which the ranks' n^3 blocks are stacked: 'x' (the slowest axis of the
+    #: files, so each rank's block is one contiguous range of a shared file) or 'z' (the
+    #: fastest: n^2 strided pieces per rank, the hard case for a shared file).
+    stack_axis = variable(str, value='x')
+
+    #: Initial field (nonzero everywhere, so ASCII and compressed sizes are realistic).
+    init_mode = variable(str, value='TM110+TE101')
+
     steps = 10
     tags = {'full'}
 
@@ -76,8 +84,10 @@ class IoOutput(SolverMixin, YeebenchCheck):
         return os.path.join(self.stagedir, OUTPUT_DIR)
 
     def solver_options(self, grid=None, report=None):
-        n = self.n_per_rank
-        opts = ['--nx', str(n), '--ny', str(n), '--nz', str(n * self.ranks), '--decomp', f'1x1x{self.ranks}',
+        n, p = self.n_per_rank, self.ranks
+        grid, decomp = ([n * p, n, n], f'{p}x1x1') if self.stack_axis == 'x' else ([n, n, n * p], f'1x1x{p}')
+        opts = ['--nx', str(grid[0]), '--ny', str(grid[1]), '--nz', str(grid[2]), '--decomp', decomp,
+                '--init-mode', self.init_mode, '--source', 'none',
                 '--steps', str(self.steps), '--precision', self.precision, '--quiet',
                 '--report', report or self.report_file, '--output', self.format]
         if self.format != 'none':
