@@ -353,7 +353,8 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
                     raise ValueError(f"solver wrote {written} bytes in {io_s} s of I/O")
                 self._bw = {"write": written / io_s / 1e9}
                 self._solver_note = (f" ({self.num_tasks} ranks wrote {written / 1e6:.1f} MB of binary "
-                                     f"per-rank output in {io_s:.3g} s of solver I/O time)")
+                                     f"per-rank output in {io_s:.3g} s of solver I/O time"
+                                     f"{', fsync' if '--output-fsync' in self.executable_opts else ''})")
         except (OSError, ValueError, ParseError) as err:
             why = last_line(self, self.stderr)
             return self.verdict(False, f"{self.tool}: {err}" + (f" ({why})" if why else ""))

@@ -57,4 +57,7 @@ def solver_io_options(help_text):
     strategy = re.search(r"(file-per-rank|per-rank)", help_text)
     if "--output-strategy" not in help_text or not strategy:
         return None
-    return ["--output", "binary", "--output-strategy", strategy.group(1)]
+    opts = ["--output", "binary", "--output-strategy", strategy.group(1)]
+    if "--output-fsync" in help_text:  # count a write once it is on the device, like fio and dd
+        opts.append("--output-fsync")
+    return opts

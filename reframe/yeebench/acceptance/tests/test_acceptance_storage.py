@@ -47,3 +47,9 @@ def test_solver_io_probe():
     assert solver_io_options(help_text) == ["--output", "binary", "--output-strategy", "per-rank"]
     help_text = "--output none|binary\n--output-strategy gather-to-root|file-per-rank|shared"
     assert solver_io_options(help_text)[-1] == "file-per-rank"
+
+
+def test_solver_io_probe_asks_for_fsync_when_offered():
+    help_text = "--output none|binary\n--output-strategy root|per-rank|shared\n--output-fsync  fsync every file"
+    assert solver_io_options(help_text) == ["--output", "binary", "--output-strategy", "per-rank",
+                                            "--output-fsync"]
