@@ -9,9 +9,10 @@ ACCEPTANCE_OUT      := $(abspath $(BUILD)/acceptance)
 ACCEPTANCE_RUN      := reframe/yeebench/acceptance/run.sh
 # Extra ReFrame options, e.g. ACCEPTANCE_RFM_OPTS='--system mycluster -p host -S AcceptanceNetwork.tolerance=1'
 ACCEPTANCE_RFM_OPTS ?= -p host
-# On the virtual cluster: only what needs several nodes (node-local checks already ran on this machine).
-ACCEPTANCE_VC_OPTS  ?= --system vcluster:srun -p host -x AcceptanceScaling -x AcceptanceStorage \
-                       -x AcceptanceNUMACosts -x AcceptanceGPU
+# On the virtual cluster: only what needs several nodes (node-local checks already ran on this machine);
+# jobs span all nodes, waiting for busy ones, rather than skipping when none is idle.
+ACCEPTANCE_VC_OPTS  ?= --system vcluster:srun -p host --flex-alloc-nodes=all -x AcceptanceScaling \
+                       -x AcceptanceStorage -x AcceptanceNUMACosts -x AcceptanceGPU
 ACCEPTANCE_VC_NODES ?= 3
 
 PYTEST_PATHS += reframe/yeebench/acceptance/tests

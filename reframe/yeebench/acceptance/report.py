@@ -10,6 +10,10 @@ import json
 
 from yeebench.results.report_reader import check_name, iter_testcases, load_report, perf_figures
 
+#: A skip the acceptance checks did not explain (ReFrame's own, e.g. no idle nodes for a
+#: flexible job, or the check library's): not acceptable until someone says why.
+UNEXPLAINED_SKIP = ("skipped by ReFrame or the check library without a recorded reason "
+                    "(see ReFrame's output, e.g. no idle nodes for a job spanning the partition)")
 VERDICTS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "abort": "ABORTED", "xfail": "FAIL (expected)"}
 ACCEPTANCE_TAG = "acceptance"
 
@@ -30,9 +34,9 @@ def collect(report_paths):
             reason = case.get("acceptance_reason") or ""
             fail_reason = (case.get("fail_reason") or "").strip().splitlines()
             fail_reason = fail_reason[0].rstrip(":") if fail_reason else ""
+            unexplained = result == "skip" and not reason
             if not reason:
-                reason = fail_reason or ("skipped (no reason recorded)" if result == "skip"
-                                                     else "no reason recorded")
+                reason = fail_reason or (UNEXPLAINED_SKIP if result == "skip" else "no reason recorded")
             elif result == "fail" and case.get("fail_phase") not in (None, "sanity"):
                 reason = f"{reason}; then failed in {case['fail_phase']}: {fail_reason}"
             where = f"{case.get('system')}:{case.get('partition')}+{case.get('environ')}"
@@ -43,7 +47,8 @@ def collect(report_paths):
             key = (case.get("display_name") or case.get("name"), where)
             cases[key] = {"check": check_name(case), "name": case.get("display_name") or case.get("name"),
                           "where": where, "result": result,
-                          "verdict": VERDICTS.get(result, result.upper()), "reason": reason,
+                          "verdict": "SKIP?" if unexplained else VERDICTS.get(result, result.upper()),
+                          "reason": reason,
                           "details": list(case.get("acceptance_details") or []),
                           "description": case.get("descr") or "", "foms": foms}
     ordered = sorted(cases.values(), key=lambda c: (c["check"], c["name"], c["where"]))
@@ -51,6 +56,7 @@ def collect(report_paths):
 
 
 def counts(summary):
+    """Verdict tallies; unexplained skips ('SKIP?') and aborts count as 'other'."""
     out = {"PASS": 0, "FAIL": 0, "SKIP": 0, "other": 0}
     for case in summary["cases"]:
         key = case["verdict"] if case["verdict"] in out else "other"
@@ -63,8 +69,10 @@ def overall(summary):
     c = counts(summary)
     if not summary["cases"]:
         return "NO ACCEPTANCE CHECKS"
-    if c["FAIL"] or c["other"]:
+    if c["FAIL"] or any(case["verdict"] not in ("PASS", "SKIP", "SKIP?") for case in summary["cases"]):
         return "NOT ACCEPTABLE"
+    if c["other"]:
+        return "INCOMPLETE"  # nothing failed, but something did not run and nobody said why
     return "ACCEPTABLE" if c["PASS"] else "NOTHING RAN"
 
 
@@ -96,7 +104,7 @@ table{border-collapse:collapse;width:100%;font-size:.9em;table-layout:fixed}
 th,td{border:1px solid #ccc;padding:.35em .5em;vertical-align:top;text-align:left;overflow-wrap:anywhere}
 col.v{width:6em} col.c{width:17em} col.w{width:12em} col.f{width:16em}
 th{background:#f2f2f2} .PASS{background:#dff0d8} .FAIL,.ABORTED,.NOT{background:#f2dede} .SKIP{background:#fcf8e3}
-.ACCEPTABLE{background:#dff0d8} details{margin-top:.3em} details li{font-family:monospace;font-size:.85em}
+.ACCEPTABLE{background:#dff0d8} .INCOMPLETE{background:#fcf8e3} details{margin-top:.3em} details li{font-family:monospace;font-size:.85em}
 .sign td{height:2.5em} ul.failures li{margin:.2em 0}
 """
 
@@ -129,11 +137,11 @@ def as_html(summary, title="Acceptance report", results_link=None):
         if case["details"]:
             items = "".join(f"<li>{esc(d)}</li>" for d in case["details"])
             details = f"<details><summary>{len(case['details'])} detail line(s)</summary><ul>{items}</ul></details>"
-        rows.append(f"<tr><td class='{esc(case['verdict'].split()[0])}'><b>{esc(case['verdict'])}</b></td>"
+        rows.append(f"<tr><td class='{esc(case['verdict'].split()[0].rstrip('?'))}'><b>{esc(case['verdict'])}</b></td>"
                     f"<td><b>{esc(case['name'])}</b><br><small>{esc(case['description'])}</small></td>"
                     f"<td>{esc(case['where'])}</td><td>{esc(case['reason'])}{details}</td>"
                     f"<td>{foms}</td></tr>")
-    failing = [c for c in summary["cases"] if c["verdict"] not in ("PASS", "SKIP")]
+    failing = [c for c in summary["cases"] if c["verdict"] not in ("PASS", "SKIP")]  # SKIP? too
     failures = ""
     if failing:
         items = "".join(f"<li><b>{esc(c['name'])}</b> [{esc(c['where'])}]: {esc(c['reason'])}</li>"

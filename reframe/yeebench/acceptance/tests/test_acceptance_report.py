@@ -33,3 +33,22 @@ def test_html_escapes_text():
     summary["cases"][0]["reason"] = "<script>alert(1)</script>"
     page = report.as_html(summary)
     assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_unexplained_skip_makes_the_run_incomplete(tmp_path):
+    import json
+    with open(REPORT) as f:
+        doc = json.load(f)
+    cases = doc["runs"][0]["testcases"]
+    doc["runs"][0]["testcases"] = [c for c in cases if c["result"] != "fail"]
+    gpu = next(c for c in doc["runs"][0]["testcases"] if c["result"] == "skip")
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc))
+    assert report.overall(report.collect([str(path)])) == "ACCEPTABLE"
+    del gpu["acceptance_reason"]  # e.g. ReFrame found no idle nodes for a flexible job
+    path.write_text(json.dumps(doc))
+    summary = report.collect([str(path)])
+    skipped = next(c for c in summary["cases"] if c["result"] == "skip")
+    assert skipped["verdict"] == "SKIP?" and "without a recorded reason" in skipped["reason"]
+    assert report.overall(summary) == "INCOMPLETE"
+    assert "class='SKIP'" in report.as_html(summary)
