@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -120,7 +121,17 @@ std::string human_summary(const ReportContext& ctx) {
                 bytes_per_cell(o.precision) * cells * double(o.steps) / r.total_seconds / 1e9,
                 bytes_per_cell(o.precision), r.energy, (unsigned long long)r.checksum, ctx.peak_rss / 1048576.0,
                 ctx.field_bytes / 1048576.0);
-  return buf;
+  std::string text = buf;
+  if (o.output != "none" && r.io.steps_written > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "yee: output %s/%s: %ld step(s), %.1f MB in %ld file(s) under %s, %.4f s/step, %.3f GB/s, "
+                  "%.1f%% of the loop\n",
+                  o.output.c_str(), o.output_strategy.c_str(), r.io.steps_written, r.io.bytes / 1e6, r.io.files,
+                  o.output_dir.c_str(), ph[kIo] / double(r.io.steps_written),
+                  ph[kIo] > 0 ? r.io.bytes / ph[kIo] / 1e9 : 0.0, 100.0 * ph[kIo] / r.total_seconds);
+    text += buf;
+  }
+  return text;
 }
 
 std::string probes_csv(const Options& o, const RunResult& r) {
@@ -142,6 +153,14 @@ std::string probes_csv(const Options& o, const RunResult& r) {
 bool write_atomically(const std::string& path, const std::string& text) {
   if (path == "-") {
     return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A device or pipe (e.g. /dev/null): write into it; renaming over it would replace it.
+    FILE* dev = std::fopen(path.c_str(), "wb");
+    if (!dev) return false;
+    const bool ok = std::fwrite(text.data(), 1, text.size(), dev) == text.size();
+    return std::fclose(dev) == 0 && ok;
   }
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   FILE* fp = std::fopen(tmp.c_str(), "wb");
