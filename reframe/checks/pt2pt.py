@@ -110,9 +110,9 @@ class OsuPt2Pt(Pt2PtBase):
 
     benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw'])
 
-    #: Timed iterations / warm-up iterations per size.
-    iterations = variable(int, value=1000)
-    warmup = variable(int, value=100)
+    #: Timed iterations / warm-up iterations per size (0: OSU's defaults, fewer for large messages).
+    iterations = variable(int, value=0)
+    warmup = variable(int, value=0)
 
     @run_after('init')
     def smoke_subset(self):
@@ -125,8 +125,6 @@ class OsuPt2Pt(Pt2PtBase):
         self.skip_if(path is None, tools.osu_missing_reason(self.benchmark))
         if 'smoke' in self.tags:
             self.max_size, self.iterations, self.warmup = 64 * 1024, 200, 20
-        elif self.benchmark != 'osu_latency':
-            self.iterations, self.warmup = 100, 10
         self.executable = path
         self.executable_opts = osu.options(path, self.max_size, self.iterations, self.warmup)
 

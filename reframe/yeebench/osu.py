@@ -14,9 +14,16 @@ def help_text(path):
         return ''
 
 
-def options(path, max_size, iterations, warmup, min_size=None):
-    """Options for size range and iteration counts; -m only where the version has it (5.3 pt2pt has not)."""
-    opts = ['-i', str(iterations), '-x', str(warmup)]
+def options(path, max_size, iterations=None, warmup=None, min_size=None):
+    """Options for size range and iteration counts; -m only where the version has it (5.3 pt2pt has not).
+
+    iterations/warmup None keep OSU's own defaults (fewer iterations above 8 KB).
+    """
+    opts = []
+    if iterations:
+        opts += ['-i', str(iterations)]
+    if warmup:
+        opts += ['-x', str(warmup)]
     if ' -m' in help_text(path):
         opts += ['-m', f'{min_size}:{max_size}' if min_size else f'{max_size}']
     return opts

@@ -1,0 +1,23 @@
+# ReFrame suite: the experiment checks (reframe/checks/{pt2pt,collectives,binding,numa,fdtd}.py),
+# their library (reframe/yeebench: base classes, fixtures, placement, parsers) and the configuration.
+#   make run          install what is missing, build, run the smoke set on this machine, record results
+#   make test-suite   CI stage: a real ReFrame run of the smoke set that must pass (<= 5 min on 2 cores)
+# Stage, output, perflogs and reports go to $(BUILD)/reframe (git-ignored).
+SUITE_RFM_DIR := $(abspath $(BUILD)/reframe)
+SUITE_REPORT  := $(SUITE_RFM_DIR)/reports/test-suite.json
+# Extra ReFrame options, e.g. SUITE_RFM_OPTS='-n NetPIPEPt2Pt' or '-S FdtdStrongScaling.grid=64'
+SUITE_RFM_OPTS ?=
+
+PYTEST_PATHS += reframe/yeebench/tests
+TEST_TARGETS += test-suite
+
+.PHONY: run test-suite
+
+run: deps build
+	@VENV=$(VENV) PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(SUITE_RFM_DIR) bash reframe/run.sh $(SUITE_RFM_OPTS)
+
+test-suite: venv
+	@test -x $(PREFIX)/bin/yee || { echo "$@: $(PREFIX)/bin has no yee: run 'make build' first"; exit 2; }
+	YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(SUITE_RFM_DIR) $(VENV)/bin/reframe \
+	  -C reframe/config/settings.py -c reframe/checks --system local -t smoke $(SUITE_RFM_OPTS) \
+	  -r --report-file $(SUITE_REPORT)

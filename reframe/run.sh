@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `make run`: the smoke experiments on this machine (system `local`), recorded as a results run.
+# Usage: bash reframe/run.sh [extra reframe options, e.g. -n FdtdStrongScaling or -S NetPIPEPt2Pt.repeats=50]
+# Environment: VENV (.venv), PREFIX (build/install: where `make build` put the binaries),
+#              YEEBENCH_RFM_DIR (build/reframe: stage, output, perflogs, reports), RESULTS_DIR (results),
+#              RUN_SELECTION (default '-t smoke'; e.g. '-t full' or '-t smoke -t network').
+set -uo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+PREFIX=${PREFIX:-$PWD/build/install}
+RFM_DIR=${YEEBENCH_RFM_DIR:-$PWD/build/reframe}
+RESULTS_DIR=${RESULTS_DIR:-results}
+export YEEBENCH_PREFIX=$PREFIX YEEBENCH_RFM_DIR=$RFM_DIR
+
+if [ ! -x "$VENV/bin/reframe" ]; then
+    echo "run: $VENV/bin/reframe is missing: run 'make deps' first" >&2
+    exit 2
+fi
+[ -x "$PREFIX/bin/yee" ] || echo "run: note: $PREFIX/bin/yee not found; checks look on PATH or build it with CMake"
+
+mkdir -p "$RFM_DIR/reports"
+report=$RFM_DIR/reports/run-$(date -u +%Y%m%dT%H%M%SZ).json
+read -r -a selection <<< "${RUN_SELECTION:--t smoke}"
+
+"$VENV/bin/reframe" -C reframe/config/settings.py -c reframe/checks --system local \
+    "${selection[@]}" "$@" -r --report-file "$report"
+rfm_status=$?
+
+run_dir=""
+html=""
+if [ ! -s "$report" ]; then
+    echo "run: ReFrame wrote no report ($report)" >&2
+elif ! "$VENV/bin/yeebench" results ingest --help > /dev/null 2>&1; then
+    echo "run: note: 'yeebench results ingest' is not available in this checkout; the ReFrame report is kept"
+else
+    run_dir=$("$VENV/bin/yeebench" results ingest "$report" --results-dir "$RESULTS_DIR" | tail -n 1)
+    if [ -n "$run_dir" ] && [ -d "$run_dir" ]; then
+        html=$run_dir/report.html
+        "$VENV/bin/yeebench" results report "$run_dir" -o "$html" > /dev/null || html=""
+    else
+        echo "run: 'yeebench results ingest' did not record the report" >&2
+        run_dir=""
+    fi
+fi
+
+echo
+echo "run: where everything is"
+echo "  ReFrame report   $report"
+echo "  perflogs         $RFM_DIR/perflogs/local/default"
+echo "  stage / output   $RFM_DIR/local/stage, $RFM_DIR/local/output"
+echo "  ReFrame log      $RFM_DIR/reframe.log"
+[ -n "$run_dir" ] && echo "  results run      $run_dir"
+[ -n "$html" ] && echo "  HTML report      $html"
+if [ $rfm_status -ne 0 ]; then
+    echo "run: some checks failed (ReFrame exit status $rfm_status); see the failure summary above" >&2
+fi
+exit $rfm_status

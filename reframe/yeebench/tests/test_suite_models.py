@@ -1,0 +1,121 @@
+"""Hockney fit, n_1/2, interpolation and collective lower bounds; references; tool lookup; MPI selections."""
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from yeebench import fits, mpi, references, tools
+from yeebench.parsers import netpipe
+
+DATA = Path(__file__).parent / 'data'
+
+
+def test_hockney_recovers_a_line():
+    sizes = [1, 8, 64, 512, 4096, 32768, 262144]
+    alpha, beta = fits.hockney_fit(sizes, [2.0 + 0.001 * n for n in sizes])
+    assert alpha == pytest.approx(2.0) and beta == pytest.approx(0.001)
+
+
+def test_hockney_on_recorded_netpipe():
+    rows = netpipe.parse_np_out((DATA / 'netpipe' / 'np-default.out').read_text())
+    alpha, beta = fits.hockney_fit([r['bytes'] for r in rows], [r['latency_us'] for r in rows])
+    assert 0 < alpha < 2 * max(r['latency_us'] for r in rows[:4])
+    assert 0 < 1 / beta < 10 * max(r['bandwidth_MBs'] for r in rows)
+
+
+def test_hockney_needs_two_sizes():
+    with pytest.raises(fits.FitError):
+        fits.hockney_fit([8, 8], [1.0, 1.0])
+
+
+def test_n_half_and_interpolation():
+    assert fits.n_half([1, 2, 4, 8], [1, 2, 4, 8]) == pytest.approx(4.0)
+    assert fits.n_half([1, 2, 4], [1.0, 3.0, 4.0]) == pytest.approx(1.5)
+    assert fits.interpolate([1, 100], [1, 100], 10) == pytest.approx(10)
+    assert fits.interpolate([1, 100], [1, 100], 1000) == 100
+    with pytest.raises(fits.FitError):
+        fits.interpolate([], [], 1)
+
+
+def test_collective_lower_bounds():
+    assert fits.collective_lower_bound_us('allreduce', 4, 1000, 1.0, 0.01) == pytest.approx(2 + 1.5 * 1000 * 0.01)
+    assert fits.collective_lower_bound_us('bcast', 8, 100, 1.0, 0.01) == pytest.approx(3 + 1)
+    assert fits.collective_lower_bound_us('alltoall', 3, 10, 1.0, 0.1) == pytest.approx(2 + 2)
+    assert fits.collective_lower_bound_us('bcast', 1, 100, 1.0, 0.01) == 0
+    with pytest.raises(ValueError):
+        fits.collective_lower_bound_us('scan', 4, 1, 1, 1)
+
+
+def test_reference_lookup(tmp_path):
+    (tmp_path / 'sys.json').write_text(json.dumps({'partitions': {
+        '*': {'OsuPt2Pt*': {'latency_1B': [1.0, None, 0.5, 'us']}},
+        'cpu': {'OsuPt2Pt %benchmark=osu_latency*': {'latency_1B': [0.8, None, 0.2, 'us']}}}}))
+    data = references.load('sys', tmp_path)
+    assert references.lookup(data, 'cpu', ['OsuPt2Pt %benchmark=osu_latency %x=1']) == {
+        'latency_1B': (0.8, None, 0.2, 'us')}
+    assert references.lookup(data, 'gpu', ['OsuPt2Pt %benchmark=osu_bw']) == {'latency_1B': (1.0, None, 0.5, 'us')}
+    assert references.lookup(data, 'cpu', ['Other']) == {}
+    assert references.load('absent', tmp_path) == {}
+    (tmp_path / 'bad.json').write_text('{')
+    with pytest.raises(references.ReferenceError, match='not valid JSON'):
+        references.load('bad', tmp_path)
+    (tmp_path / 'short.json').write_text(json.dumps({'partitions': {'*': {'X': {'v': [1]}}}}))
+    with pytest.raises(references.ReferenceError, match='expected'):
+        references.lookup(references.load('short', tmp_path), 'p', ['X'])
+
+
+def test_shipped_reference_files_are_valid():
+    for path in references.DEFAULT_DIR.glob('*.json'):
+        data = references.load(path.stem)
+        for checks in data['partitions'].values():
+            for values in checks.values():
+                assert all(isinstance(v, list) and len(v) == 4 for v in values.values()), path
+
+
+def make_exe(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('#!/bin/sh\n')
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+@pytest.mark.parametrize('layout', ['c/mpi/pt2pt/standard', 'mpi/pt2pt', 'libexec/osu-micro-benchmarks/mpi/pt2pt'])
+def test_find_osu_in_every_layout(tmp_path, layout):
+    exe = make_exe(tmp_path / layout / 'osu_latency')
+    env = {'OSU_HOME': str(tmp_path), 'PATH': ''}
+    assert tools.find_osu('osu_latency', env) == str(exe.resolve())
+
+
+def test_find_osu_collective_and_absent(tmp_path):
+    exe = make_exe(tmp_path / 'c/mpi/collective/blocking/osu_allreduce')
+    assert tools.find_osu('osu_allreduce', {'OSU_HOME': str(tmp_path), 'PATH': ''}) == str(exe.resolve())
+    assert tools.find_osu('osu_bcast', {'OSU_HOME': str(tmp_path), 'PATH': ''}) is None
+    assert tools.find_osu('osu_bcast', {'PATH': str(tmp_path / 'nothing')}) is None
+    assert 'OSU_HOME' in tools.osu_missing_reason('osu_bcast')
+
+
+def test_find_netpipe_on_path(tmp_path):
+    exe = make_exe(tmp_path / 'NPmpi')
+    assert tools.find_netpipe({'PATH': str(tmp_path)}) == str(exe)
+    assert tools.find_netpipe({'PATH': str(tmp_path / 'none')}) is None
+
+
+def test_collective_selections():
+    assert mpi.collective_env('allreduce', 'tuned:ring') == {
+        'OMPI_MCA_coll': 'self,basic,libnbc,tuned', 'OMPI_MCA_coll_tuned_use_dynamic_rules': '1',
+        'OMPI_MCA_coll_tuned_allreduce_algorithm': '4'}
+    assert mpi.collective_env('bcast', 'basic') == {'OMPI_MCA_coll': 'self,basic,libnbc'}
+    assert 'han' in mpi.collective_env('alltoall', 'han')['OMPI_MCA_coll']
+    assert mpi.implementations('bcast')[0] == 'tuned' and mpi.implementations('bcast')[-2:] == ['han', 'basic']
+    with pytest.raises(ValueError, match='no forced tuned algorithm'):
+        mpi.collective_env('bcast', 'tuned:ring')
+    with pytest.raises(ValueError, match='unknown collective implementation'):
+        mpi.collective_env('bcast', 'ucc')
+
+
+def test_pair_options():
+    assert mpi.pair_options('mpirun', False) == ['--map-by', 'core', '--bind-to', 'core']
+    assert mpi.pair_options('srun', True) == ['--ntasks-per-node=1', '--cpu-bind=cores']
+    assert mpi.pair_options('local', True) == []
