@@ -14,10 +14,9 @@ Every check ends with `[acceptance] PASS|FAIL|SKIP <check>: <reason>`;
         -c reframe/checks/acceptance_node.py -c reframe/checks/acceptance_perf.py \\
         -c reframe/checks/acceptance_gpu.py -t acceptance -r
 """
-import os
-
 import reframe as rfm
 import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
 from yeebench.acceptance.rfm import (SOURCES, AcceptanceMixin, compiles, last_line, nodes_used,
                                      span_all_nodes)

@@ -7,6 +7,7 @@ import shlex
 
 import reframe as rfm
 import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, run_after, sanity_function, variable
 from reframe.core.backends import getlauncher
 
 from yeebench.acceptance.rfm import CUDA_SOURCES, AcceptanceMixin, gpu_present, last_line

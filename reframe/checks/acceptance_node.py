@@ -7,6 +7,7 @@ acceptance.py for the whole set.
 import os
 
 import reframe as rfm
+from reframe.core.builtins import run_after, sanity_function, variable
 
 from yeebench.acceptance import nodecheck, nodeprobe, topology
 from yeebench.acceptance.rfm import (TOPOLOGY_DIR, AcceptanceMixin, last_line, nodes_used, python_command,

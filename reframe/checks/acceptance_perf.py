@@ -7,9 +7,11 @@ such metrics into acceptance.  See acceptance.py for the whole set.
 import os
 import shlex
 import statistics
+import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 from reframe.core.backends import getlauncher
 
 from yeebench.acceptance import numa_costs, outliers, scaling, storage
@@ -284,6 +286,8 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
     #: Bytes written per file (small by default; use several times the node memory to defeat caches).
     size_mib = variable(int, value=128)
     yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 20 --quiet")
+    #: Solver ranks writing one file each (capped at the cores of a node).
+    io_ranks = variable(int, value=2)
     executable = "true"
     num_tasks = 1
 
@@ -310,7 +314,6 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
             self._plan_solver_io(target)
 
     def _plan_solver_io(self, target):
-        import subprocess
         yee = locate("yee")
         self.acceptance_skip_if(yee is None, "yee not found in $YEEBENCH_PREFIX/bin or PATH (run `make build`)")
         try:
@@ -321,7 +324,7 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
         opts = storage.solver_io_options(help_text)
         self.acceptance_skip_if(opts is None, "the solver has no binary per-rank output yet "
                                               "(`yee --help` lists no --output binary / --output-strategy per-rank)")
-        ranks = max(1, min(2, self.node_topology.num_cores))
+        ranks = max(1, min(self.io_ranks, self.node_topology.num_cores))
         self.num_tasks = ranks
         out = os.path.join(target, "yee-io")
         self.prerun_cmds = [f"rm -rf {shlex.quote(out)} && mkdir -p {shlex.quote(out)}",

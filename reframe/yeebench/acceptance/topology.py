@@ -7,7 +7,6 @@ booted with fewer cores or a NUMA node missing after a DIMM failure.
 """
 import glob
 import os
-import re
 import shutil
 import socket
 import subprocess
