@@ -8,7 +8,11 @@ container/native figures.  Two run models, picked by the platform:
     rank, the host MPI talks to the image's MPI (hybrid; needs ABI-compatible MPIs, see containers/README.md).
 The solver comparison also requires the image to compute the same checksum as the host build.
 
-    reframe -C reframe/config/settings.py -c reframe/checks/container.py -S image=yeebench:latest -r
+    reframe -C reframe/config/settings.py -c reframe/checks/container.py --exec-policy=serial \
+            -S SolverRun.image=yeebench:latest -S NetpipeRun.image=yeebench:latest -r
+
+Run it with --exec-policy=serial: native and container runs must not overlap, or the ratios measure
+the overlap.
 
 Needs a built image (containers/ci-build.sh or containers/README.md) and a partition that declares a
 container platform; skips with the reason otherwise.
@@ -46,11 +50,13 @@ class ContainerOrNativeRun(YeebenchCheck):
     #: Back-to-back runs of the benchmark; the comparison keeps the best of them.
     repeats = variable(int, value=3)
 
-    #: Extra `docker run` options (shared memory for Open MPI's vader segments; no network needed).
-    docker_options = variable(typ.List[str], value=['--shm-size=512m', '--network=none'])
+    #: Extra `docker run` options: room for Open MPI's shared-memory segments, no network needed, and
+    #: CAP_SYS_NICE, without which Docker's seccomp profile refuses the NUMA memory-policy calls.
+    docker_options = variable(typ.List[str], value=['--shm-size=512m', '--network=none', '--cap-add=SYS_NICE'])
 
     num_tasks = 1
     executable = 'true'
+    time_limit = '5m'
 
     def program(self):
         '''(path on the host, name inside the image, arguments) of the benchmark.'''
@@ -95,8 +101,8 @@ class SolverRun(ContainerOrNativeRun):
     '''The solver on a small cube; results: the best Mcells/s and the checksums.'''
     yee = fixture(SolverBinary, scope='environment')
 
-    #: Cube edge and steps: about half a second per run on two cores.
-    n = variable(int, value=96)
+    #: Cube edge and steps: a few tenths of a second per run on two idle cores.
+    n = variable(int, value=64)
     steps = variable(int, value=100)
 
     def program(self):
@@ -119,16 +125,20 @@ class SolverRun(ContainerOrNativeRun):
 
 
 class NetpipeRun(ContainerOrNativeRun):
-    '''NetPIPE ping-pong up to 1 MiB; results: best 1-byte latency and peak bandwidth.'''
+    '''NetPIPE ping-pong up to 512 KiB; results: best 1-byte latency and peak bandwidth.'''
 
-    max_size = variable(int, value=1024 * 1024)
+    max_size = variable(int, value=512 * 1024)
+
+    #: Fixed repeats per size (NetPIPE -n) and no perturbed sizes (-p 0): bounded run time.
+    netpipe_repeats = variable(int, value=200)
 
     def program(self):
         host = tools.find_netpipe()
         self.skip_if(self.where == 'native' and host is None,
                      'NetPIPE not found on the host (apt-get install netpipe-openmpi)')
         # -o in /tmp: the image's user cannot write to the mounted stage directory.
-        return (host or 'NPopenmpi', 'NPopenmpi', ['-u', str(self.max_size), '-o', '/tmp/np.out'])
+        return (host or 'NPopenmpi', 'NPopenmpi', ['-u', str(self.max_size), '-n', str(self.netpipe_repeats),
+                                                    '-p', '0', '-o', '/tmp/np.out'])
 
     def curves(self):
         _, err = self.output_text()
