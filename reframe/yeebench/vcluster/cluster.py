@@ -129,8 +129,9 @@ def down(state_dir: str, log=print, keep_logs: bool = False) -> float:
     # 5. The state directory (logs are kept only when up failed and wants them inspected).
     if os.path.isdir(state_dir):
         if keep_logs:
-            os.remove(os.path.join(state_dir, state.STATE_FILE)) \
-                if os.path.exists(os.path.join(state_dir, state.STATE_FILE)) else None
+            state_file = os.path.join(state_dir, state.STATE_FILE)
+            if os.path.exists(state_file):
+                os.remove(state_file)
         else:
             shutil.rmtree(state_dir, ignore_errors=True)
     log(f"vcluster down: stopped {len(set(stopped))} processes, removed {len(ours)} namespaces"

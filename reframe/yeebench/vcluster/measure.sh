@@ -17,8 +17,8 @@ for rate in "${@:-none 1gbit}"; do
       -c reframe/yeebench/vcluster/checks/vcluster_pt2pt.py --system vcluster --exec-policy=serial -r \
       --report-file "$PWD/$OUT/report-$r.json" >"$OUT/reframe-$r.out" 2>&1 || rc=$?
     t2=$(date +%s.%N); $Y vcluster down >/dev/null; t3=$(date +%s.%N)
-    printf 'link %-7s up %.1f s, down %.1f s, reframe exit %d, load %s\n' "$r" "$(echo "$t1 - $t0" | bc)" \
-      "$(echo "$t3 - $t2" | bc)" "$rc" "$(cut -d' ' -f1 /proc/loadavg)"
+    printf 'link %-7s up %.1f s, down %.1f s, reframe exit %d, load %s\n' "$r" "$(awk "BEGIN{print $t1 - $t0}")" \
+      "$(awk "BEGIN{print $t3 - $t2}")" "$rc" "$(cut -d' ' -f1 /proc/loadavg)"
     .venv/bin/python - "$OUT/report-$r.json" <<'PY'
 import sys
 from yeebench.vcluster.verify import load_rows
