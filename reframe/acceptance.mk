@@ -10,9 +10,11 @@ ACCEPTANCE_RUN      := reframe/yeebench/acceptance/run.sh
 # Extra ReFrame options, e.g. ACCEPTANCE_RFM_OPTS='--system mycluster -p host -S AcceptanceNetwork.tolerance=1'
 ACCEPTANCE_RFM_OPTS ?= -p host
 # On the virtual cluster: only what needs several nodes (node-local checks already ran on this machine);
-# jobs span all nodes, waiting for busy ones, rather than skipping when none is idle.
+# jobs span all nodes, waiting for busy ones, rather than skipping when none is idle. Its nodes share
+# the host's CPUs (3 nodes on 2 cores in CI), so a node counts as an outlier only when 100% worse.
 ACCEPTANCE_VC_OPTS  ?= --system vcluster:srun -p host --flex-alloc-nodes=all -x AcceptanceScaling \
-                       -x AcceptanceStorage -x AcceptanceNUMACosts -x AcceptanceGPU
+                       -x AcceptanceStorage -x AcceptanceNUMACosts -x AcceptanceGPU \
+                       -S AcceptanceNetwork.tolerance=1.0
 ACCEPTANCE_VC_NODES ?= 3
 
 PYTEST_PATHS += reframe/yeebench/acceptance/tests
