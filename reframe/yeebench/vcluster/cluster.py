@@ -77,6 +77,7 @@ def up(layout: Layout, log=print) -> float:
         raise AlreadyUp("a virtual cluster is already up (or left over): run `yeebench vcluster down` first")
     pids = {}
     cgroup_parent = cpusets.detect_root()
+    remove_state_tree(layout.state_dir)      # logs a failed earlier `up` left for reading
     try:
         _prepare_dirs(layout)
         state.save(layout, pids, cgroup_parent, "starting")
@@ -106,6 +107,26 @@ def up(layout: Layout, log=print) -> float:
     return time.monotonic() - t0
 
 
+STATE_ENTRIES = ("etc", "munge", "ctld", "nodes", "tmp", state.STATE_FILE)
+
+
+def remove_state_tree(state_dir: str, keep_logs: bool = False) -> None:
+    """Remove only the entries `up` creates, then the directory if that leaves it empty, so a
+    --state-dir pointing at a shared directory never loses anything else."""
+    entries = (state.STATE_FILE,) if keep_logs else STATE_ENTRIES
+    for name in entries:
+        path = os.path.join(state_dir, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif os.path.lexists(path):
+            os.remove(path)
+    if not keep_logs:
+        try:
+            os.rmdir(state_dir)
+        except OSError:
+            pass
+
+
 def down(state_dir: str, log=print, keep_logs: bool = False) -> float:
     """Stop and remove everything a previous `up` may have left, whether it finished or crashed.
     Safe to run any number of times. Returns seconds taken."""
@@ -126,14 +147,8 @@ def down(state_dir: str, log=print, keep_logs: bool = False) -> float:
     # 4. Namespaces (their veths and the bridge go with them).
     for ns in ours:
         netns.delete(ns)
-    # 5. The state directory (logs are kept only when up failed and wants them inspected).
-    if os.path.isdir(state_dir):
-        if keep_logs:
-            state_file = os.path.join(state_dir, state.STATE_FILE)
-            if os.path.exists(state_file):
-                os.remove(state_file)
-        else:
-            shutil.rmtree(state_dir, ignore_errors=True)
+    # 5. What we wrote in the state directory (logs are kept when a failed `up` wants them read).
+    remove_state_tree(state_dir, keep_logs)
     log(f"vcluster down: stopped {len(set(stopped))} processes, removed {len(ours)} namespaces"
         f"{', cgroups' if cgroup_parent else ''} and {state_dir} in {time.monotonic() - t0:.1f} s")
     return time.monotonic() - t0

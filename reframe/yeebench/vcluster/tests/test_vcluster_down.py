@@ -106,3 +106,22 @@ def test_smoke_skips_with_reason_where_unsupported(tmp_path, monkeypatch, capsys
     assert smoke.run_smoke(2, "1gbit", str(tmp_path), "vcluster", False, 0.15, str(tmp_path), True) == 0
     assert "SKIPPED" in capsys.readouterr().out
     assert smoke.run_smoke(2, "1gbit", str(tmp_path), "vcluster", False, 0.15, str(tmp_path), False) == 2
+
+
+def test_down_removes_only_what_up_creates(tmp_path, no_real_network):
+    shared = tmp_path / "shared"
+    (shared / "nodes" / "vc0").mkdir(parents=True)
+    (shared / "etc").mkdir()
+    (shared / state.STATE_FILE).write_text("{}")
+    (shared / "someone-elses-file").write_text("keep me")
+    cluster.down(str(shared), log=lambda *_: None)
+    assert sorted(p.name for p in shared.iterdir()) == ["someone-elses-file"]
+
+
+def test_failed_up_keeps_logs_but_not_the_state_file(tmp_path):
+    (tmp_path / "ctld").mkdir()
+    (tmp_path / "ctld" / "slurmctld.log").write_text("why it failed")
+    (tmp_path / state.STATE_FILE).write_text("{}")
+    cluster.remove_state_tree(str(tmp_path), keep_logs=True)
+    assert (tmp_path / "ctld" / "slurmctld.log").exists()
+    assert not (tmp_path / state.STATE_FILE).exists()
