@@ -132,6 +132,9 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
             self.add_fom(f"{mode}_efficiency", 100 * rows[-1]["efficiency"], "%", "higher")
             # knee: workers where scaling stops paying; the largest count when there is none
             self.add_fom(f"{mode}_knee", knee or rows[-1]["workers"], "workers", "higher")
+        if len(self._points) == 2:  # paper 003 fig. 3: threads against processes on a full node
+            ratio = self._points["threads"][0][-1]["fom"] / self._points["processes"][0][-1]["fom"]
+            self.add_fom("threads_over_processes", ratio, "x", "higher")
 
 
 @rfm.simple_test
