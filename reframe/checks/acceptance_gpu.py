@@ -56,8 +56,11 @@ class AcceptanceGPU(YeebenchCheck, AcceptanceMixin):
             why = last_line(self, self.stderr) or "no output"
             return self.verdict(False, f"{self.kernel}: no verdict line ({why})")
         line = found[-1]
-        details = [ln for ln in sn.evaluate(sn.extractall(r"^device .*$", self.stdout))]
-        return self.verdict(line.endswith(" VALID"), f"{self.kernel}: {line}", details)
+        details = list(sn.evaluate(sn.extractall(r"^device .*$", self.stdout)))
+        names = sn.evaluate(sn.extractall(r'^device \d+ name "([^"]*)" cc (\S+)', self.stdout, (1, 2)))
+        if names:
+            line += "; " + ", ".join(f"{n} (cc {cc})" for n, cc in names)
+        return self.verdict(line.split(";")[0].endswith(" VALID"), f"{self.kernel}: {line}", details)
 
     def collect_foms(self):
         for name, regex, unit in KERNELS[self.kernel][1]:
