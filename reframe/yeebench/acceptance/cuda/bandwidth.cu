@@ -32,11 +32,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         long v = (i + 1 < argc) ? std::strtol(argv[i + 1], nullptr, 10) : 0;
-        if ((arg == "--mib" || arg == "--repeats") && v > 0) {
+        // repeats <= 30 keeps the replayed values below 2^53, where double arithmetic is exact
+        if ((arg == "--mib" && v > 0) || (arg == "--repeats" && v > 0 && v <= 30)) {
             (arg == "--mib" ? mib = size_t(v) : repeats = int(v));
             ++i;
         } else {
-            std::fprintf(stderr, "bandwidth: error: bad argument %s (use --mib N --repeats K)\n", argv[i]);
+            std::fprintf(stderr, "bandwidth: error: bad argument %s (use --mib N --repeats K, K <= 30)\n", argv[i]);
             return 2;
         }
     }
@@ -56,27 +57,33 @@ int main(int argc, char **argv)
     float best_copy = 1e30f, best_triad = 1e30f, ms = 0;
     for (int r = 0; r < repeats; ++r) {
         CUDA_CHECK(cudaEventRecord(t0));
-        copy<<<blocks, threads>>>(a, c, n); // c = a = 1
+        copy<<<blocks, threads>>>(a, c, n); // c = a
         CUDA_CHECK(cudaEventRecord(t1));
         CUDA_CHECK(cudaEventSynchronize(t1));
         CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
         best_copy = ms < best_copy ? ms : best_copy;
         CUDA_CHECK(cudaEventRecord(t0));
-        triad<<<blocks, threads>>>(a, b, c, 3.0, n); // a = 2 + 3*1 = 5
+        triad<<<blocks, threads>>>(a, b, c, 3.0, n); // a = b + 3c
         CUDA_CHECK(cudaEventRecord(t1));
         CUDA_CHECK(cudaEventSynchronize(t1));
         CUDA_CHECK(cudaEventElapsedTime(&ms, t0, t1));
         best_triad = ms < best_triad ? ms : best_triad;
     }
     CUDA_CHECK(cudaGetLastError());
-    // After the last repeat: c == 1 and a == 5 everywhere; check samples across the array.
+    // Replay the kernels on scalars (every element holds the same value; the values stay
+    // integers below 2^53, so the comparison is exact) and check samples across the arrays.
+    double want_a = 1.0, want_c = 0.0;
+    for (int r = 0; r < repeats; ++r) {
+        want_c = want_a;             // copy
+        want_a = 2.0 + 3.0 * want_c; // triad with b == 2
+    }
     bool ok = true;
     for (size_t k = 0; k < 64; ++k) {
         size_t i = k * (n / 64);
         double va = 0, vc = 0;
         CUDA_CHECK(cudaMemcpy(&va, a + i, sizeof(double), cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaMemcpy(&vc, c + i, sizeof(double), cudaMemcpyDeviceToHost));
-        ok = ok && va == 5.0 && vc == 1.0;
+        ok = ok && va == want_a && vc == want_c;
     }
     const double bytes = double(n) * sizeof(double);
     std::printf("copy_GBs %.1f\n", 2 * bytes / (best_copy * 1e-3) / 1e9);
