@@ -39,6 +39,9 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
     repeats = variable(int, value=3)
     #: Marginal efficiency under which the knee is placed.
     knee_threshold = variable(float, value=0.5)
+    #: Parallel efficiency (%) a full node must reach in every mode; 0 = report only.
+    #: A site makes scaling a gate with e.g. -S AcceptanceScaling.min_efficiency=60
+    min_efficiency = variable(float, value=0.0)
     executable = "true"
     num_tasks = 1
 
@@ -121,6 +124,11 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
             top = self.counts[-1]
             ratio = self._points["threads"][0][-1]["fom"] / self._points["processes"][0][-1]["fom"]
             lines.append(f"at {top}: threads/processes = {ratio:.2f}")
+        low = [f"{mode} efficiency {100 * rows[-1]['efficiency']:.0f}% < {self.min_efficiency:g}%"
+               for mode, (rows, _) in self._points.items()
+               if 100 * rows[-1]["efficiency"] < self.min_efficiency]
+        if low:
+            return self.verdict(False, "; ".join(low) + " on a full node; " + "; ".join(lines), details)
         return self.verdict(True, "; ".join(lines), details)
 
     def collect_foms(self):
