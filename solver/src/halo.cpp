@@ -1,7 +1,23 @@
 #include "halo.hpp"
 
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_Query_cuda_support
+#endif
+
 namespace yee {
 namespace {
+// Whether this MPI library can take device pointers (Open MPI's and MPICH's own queries;
+// other libraries: no).
+bool mpi_reports_cuda_support() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#elif defined(MPIX_GPU_SUPPORT_CUDA)
+  int yes = 0;
+  return MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &yes) == MPI_SUCCESS && yes;
+#else
+  return false;
+#endif
+}
 // Tangential components of the face normal to `axis`.
 constexpr int kTangentE[3][2] = {{kEy, kEz}, {kEx, kEz}, {kEx, kEy}};
 constexpr int kTangentH[3][2] = {{kHy, kHz}, {kHx, kHz}, {kHx, kHy}};
@@ -11,13 +27,42 @@ template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
 }  // namespace
 
 template <typename T>
-Halo<T>::Halo(MPI_Comm cart, const Fields<T>& f) : cart_(cart), type_(mpi_type<T>()) {
+Halo<T>::Halo(MPI_Comm cart, const Fields<T>& f, const std::string& cuda_aware)
+    : cart_(cart), type_(mpi_type<T>()) {
+  on_device_ = kernels::messages_on_device();
+  if (on_device_) {
+    int direct = cuda_aware == "on" || (cuda_aware == "auto" && mpi_reports_cuda_support());
+    MPI_Allreduce(MPI_IN_PLACE, &direct, 1, MPI_INT, MPI_MIN, cart_);  // one path for all ranks
+    staged_ = !direct;
+  }
   for (int a = 0; a < 3; ++a) {
     MPI_Cart_shift(cart_, a, 1, &lower_[a], &upper_[a]);
-    const std::size_t face = std::size_t(f.n[a == 0 ? 1 : 0]) * std::size_t(f.n[a == 2 ? 1 : 2]) * 2;
-    send_[a].assign(face, T(0));
-    recv_[a].assign(face, T(0));
+    cap_[a] = std::size_t(f.n[a == 0 ? 1 : 0]) * std::size_t(f.n[a == 2 ? 1 : 2]) * 2;
+    send_[a] = static_cast<T*>(kernels::alloc_message(cap_[a] * sizeof(T)));
+    recv_[a] = static_cast<T*>(kernels::alloc_message(cap_[a] * sizeof(T)));
+    if (staged_) {
+      hsend_[a].assign(cap_[a], T(0));
+      hrecv_[a].assign(cap_[a], T(0));
+    }
   }
+}
+
+template <typename T>
+Halo<T>::~Halo() {
+  for (int a = 0; a < 3; ++a) {
+    kernels::free_message(send_[a]);
+    kernels::free_message(recv_[a]);
+  }
+}
+
+template <typename T>
+void Halo<T>::to_mpi(int a, std::size_t count) {
+  if (staged_) kernels::message_to_host(hsend_[a].data(), send_[a], count * sizeof(T));
+}
+
+template <typename T>
+void Halo<T>::from_mpi(int a, std::size_t count) {
+  if (staged_) kernels::message_from_host(recv_[a], hrecv_[a].data(), count * sizeof(T));
 }
 
 // Pre-posts the receives of one exchange: E comes from the upper neighbour, H from the lower.
@@ -28,7 +73,7 @@ void Halo<T>::post(bool e_down) {
     const int from = e_down ? upper_[a] : lower_[a];
     if (from == MPI_PROC_NULL) continue;
     reqs_.emplace_back();
-    MPI_Irecv(recv_[a].data(), int(recv_[a].size()), type_, from, a, cart_, &reqs_.back());
+    MPI_Irecv(mpi_recv(a), int(cap_[a]), type_, from, a, cart_, &reqs_.back());
   }
 }
 
@@ -39,9 +84,10 @@ void Halo<T>::finish(Fields<T>& f, bool e_down) {
     const int to = e_down ? lower_[a] : upper_[a];
     if (to == MPI_PROC_NULL) continue;
     const long layer = e_down ? 1 : f.n[a];
-    const std::size_t count = kernels::pack(f, a, layer, comps[a][0], comps[a][1], send_[a].data());
+    const std::size_t count = kernels::pack(f, a, layer, comps[a][0], comps[a][1], send_[a]);
+    to_mpi(a, count);
     reqs_.emplace_back();
-    MPI_Isend(send_[a].data(), int(count), type_, to, a, cart_, &reqs_.back());
+    MPI_Isend(mpi_send(a), int(count), type_, to, a, cart_, &reqs_.back());
     bytes_ += double(count) * sizeof(T);
   }
   MPI_Waitall(int(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
@@ -50,7 +96,8 @@ void Halo<T>::finish(Fields<T>& f, bool e_down) {
     const int from = e_down ? upper_[a] : lower_[a];
     if (from == MPI_PROC_NULL) continue;
     const long ghost = e_down ? f.n[a] + 1 : 0;
-    kernels::unpack(f, a, ghost, comps[a][0], comps[a][1], recv_[a].data());
+    from_mpi(a, cap_[a]);
+    kernels::unpack(f, a, ghost, comps[a][0], comps[a][1], recv_[a]);
   }
 }
 
@@ -60,19 +107,23 @@ void Halo<T>::exchange_e_up(Fields<T>& f) {
   for (int a = 0; a < 3; ++a) {
     if (lower_[a] == MPI_PROC_NULL) continue;
     reqs_.emplace_back();
-    MPI_Irecv(recv_[a].data(), int(recv_[a].size()), type_, lower_[a], 3 + a, cart_, &reqs_.back());
+    MPI_Irecv(mpi_recv(a), int(cap_[a]), type_, lower_[a], 3 + a, cart_, &reqs_.back());
   }
   for (int a = 0; a < 3; ++a) {
     if (upper_[a] == MPI_PROC_NULL) continue;
     // div E needs the normal component at index-1, so that is the one sent here.
-    const std::size_t count = kernels::pack(f, a, f.n[a], a, a, send_[a].data());
+    const std::size_t count = kernels::pack(f, a, f.n[a], a, a, send_[a]);
+    to_mpi(a, count);
     reqs_.emplace_back();
-    MPI_Isend(send_[a].data(), int(count), type_, upper_[a], 3 + a, cart_, &reqs_.back());
+    MPI_Isend(mpi_send(a), int(count), type_, upper_[a], 3 + a, cart_, &reqs_.back());
   }
   MPI_Waitall(int(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
   reqs_.clear();
   for (int a = 0; a < 3; ++a)
-    if (lower_[a] != MPI_PROC_NULL) kernels::unpack(f, a, 0, a, a, recv_[a].data());
+    if (lower_[a] != MPI_PROC_NULL) {
+      from_mpi(a, cap_[a]);
+      kernels::unpack(f, a, 0, a, a, recv_[a]);
+    }
 }
 
 template class Halo<float>;

@@ -12,6 +12,7 @@
 // everything at global index N (the far walls) lives in ghosts that stay 0.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace yee {
 
@@ -75,10 +76,28 @@ template <typename T> void add_to(Fields<T>& f, int comp, long i, long j, long k
 template <typename T> double read(const Fields<T>& f, int comp, long i, long j, long k);
 
 // Halo faces: layer `layer` (local index along `axis`) of components comp0 and comp1,
-// owned range of the other two axes, packed to / unpacked from a contiguous buffer.
-// Returns the number of elements (2 * face cells).
+// owned range of the other two axes, packed to / unpacked from a contiguous message
+// buffer (alloc_message), complete when the call returns. Returns the number of elements
+// (2 * face cells).
 template <typename T> std::size_t pack(const Fields<T>& f, int axis, long layer, int comp0, int comp1, T* buf);
 template <typename T> void unpack(Fields<T>& f, int axis, long layer, int comp0, int comp1, const T* buf);
+
+// Device and message memory. select_device binds this rank to its compute device before
+// allocate() and returns a short description ("host" on the CPU); it throws
+// std::runtime_error when there is none. gpu_per_rank: each rank of a node needs its own
+// device (else ranks share devices round-robin). Message buffers live in the backend's
+// memory; when messages_on_device(), host code only hands them to a device-aware MPI or
+// copies them with message_to_host / message_from_host.
+std::string select_device(int local_rank, int local_size, bool gpu_per_rank);
+bool messages_on_device();
+void* alloc_message(std::size_t bytes);  // zero-filled (CUDA test aid YEE_POISON=1: NaN); throws std::bad_alloc
+void free_message(void* p);
+void message_to_host(void* host, const void* msg, std::size_t bytes);
+void message_from_host(void* msg, const void* host, std::size_t bytes);
+
+// Field words this backend's update moves per cell per step (the report's bytes-per-cell
+// model): 12 for a fused sweep (read and write E and H once), 18 for separate H and E sweeps.
+int traffic_words_per_cell();
 
 // Output: copies the owned entries of one component, local (i, j, k) row-major with k
 // fastest (n[0]*n[1]*n[2] values), into a host buffer.

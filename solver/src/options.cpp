@@ -175,6 +175,12 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string&) { o.overwrite = true; }},
       {"output-fsync", nullptr, "fsync every output file before it gets its final name",
        [](Options& o, const std::string&) { o.output_fsync = true; }},
+      {"gpu-per-rank", nullptr, "CUDA backend: rank r of a node uses GPU r and every rank needs its own GPU "
+                                "(default: GPU = node-local rank modulo the GPU count)",
+       [](Options& o, const std::string&) { o.gpu_per_rank = true; }},
+      {"cuda-aware", "auto|on|off", "CUDA backend: hand device halo buffers to MPI directly (on), stage them "
+                                    "through host memory (off), or ask the MPI library (default auto)",
+       [](Options& o, const std::string& v) { o.cuda_aware = one_of("cuda-aware", v, {"auto", "on", "off"}); }},
       {"threads", "N", "OpenMP threads per rank (default: OMP_NUM_THREADS, else all cores)",
        [](Options& o, const std::string& v) { o.threads = parse_long("threads", v, 1, 4096); }},
       {"quiet", nullptr, "no human-readable summary or progress on stderr",

@@ -49,6 +49,8 @@ struct Options {
   bool quiet = false;
   bool progress = true;
   long threads = 0;               // 0 = OpenMP default (OMP_NUM_THREADS or all)
+  bool gpu_per_rank = false;      // CUDA: each rank of a node on its own GPU (else shared round-robin)
+  std::string cuda_aware = "auto";  // CUDA: auto | on | off, device buffers straight to MPI
   std::string config;
   bool help = false;
   bool version = false;

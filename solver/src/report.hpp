@@ -3,6 +3,7 @@
 // the human summary on stderr, and atomic file writes.
 #include <string>
 
+#include "kernel_contract.hpp"
 #include "options.hpp"
 #include "solver.hpp"
 
@@ -20,8 +21,11 @@ struct ReportContext {
 
 constexpr int kSchemaVersion = 1;
 
-// Model bytes per cell per step (read 6 + write 6 field words), DESIGN.md section 3.
-inline int bytes_per_cell(const std::string& precision) { return precision == "f64" ? 96 : 48; }
+// Model bytes per cell per step, DESIGN.md section 3: the field words the backend's update
+// moves (CPU: read 6 + write 6; CUDA: separate H and E sweeps, 18) times the word size.
+inline int bytes_per_cell(const std::string& precision) {
+  return kernels::traffic_words_per_cell() * (precision == "f64" ? 8 : 4);
+}
 
 std::string report_json(const ReportContext& ctx);
 std::string human_summary(const ReportContext& ctx);

@@ -88,16 +88,29 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
     f.defer_low[a] = coords[a] > 0;
   }
   f.tile = opt.tile;
+  // Device: the node-local rank picks it (one shared-memory communicator per node).
+  MPI_Comm node;
+  MPI_Comm_split_type(cart, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int local_rank = 0, local_size = 1;
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_size(node, &local_size);
+  MPI_Comm_free(&node);
   int ok = 1;
+  std::string why = "cannot allocate the field arrays on at least one rank";
   try {
+    res.device = kernels::select_device(local_rank, local_size, opt.gpu_per_rank);
     kernels::allocate(f);
   } catch (const std::bad_alloc&) {
     ok = 0;
+  } catch (const std::runtime_error& e) {
+    ok = 0;
+    why = e.what();
   }
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, cart);
-  if (!ok) {
+  int all_ok = ok;
+  MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, cart);
+  if (!all_ok) {
     kernels::release(f);
-    throw std::runtime_error("cannot allocate the field arrays on at least one rank");
+    throw std::runtime_error(ok ? "device setup or allocation failed on another rank" : why);
   }
   res.field_bytes = 6.0 * double(f.count) * sizeof(T);
 
@@ -130,7 +143,8 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
   std::vector<double> samples(np ? std::size_t(opt.steps) * np : 0, 0.0);
 
   io::FieldWriter<T> writer(opt, cart, f);
-  Halo<T> halo(cart, f);
+  Halo<T> halo(cart, f, opt.cuda_aware);
+  res.halo_path = halo.path();
   halo.post_e();
   halo.finish_e(f);  // E ghosts of the initial condition
 

@@ -151,6 +151,18 @@ long tile_rows(const Fields<T>& f) {
 
 const char* backend_name() { return "cpu"; }
 
+std::string select_device(int, int, bool) { return "host"; }
+bool messages_on_device() { return false; }
+void* alloc_message(std::size_t bytes) {
+  void* p = std::calloc(bytes ? bytes : 1, 1);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+void free_message(void* p) { std::free(p); }
+void message_to_host(void* host, const void* msg, std::size_t bytes) { std::memcpy(host, msg, bytes); }
+void message_from_host(void* msg, const void* host, std::size_t bytes) { std::memcpy(msg, host, bytes); }
+int traffic_words_per_cell() { return 12; }
+
 template <typename T>
 void allocate(Fields<T>& f) {
   f.sy = f.n[2] + 2;

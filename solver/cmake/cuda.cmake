@@ -1,0 +1,35 @@
+# CUDA backend (YEE_BACKEND=cuda): included by CMakeLists.txt before the target exists.
+# CMAKE_CUDA_ARCHITECTURES is honoured; the default "90" builds sm_90 code (Hopper) plus
+# compute_90 PTX, which the driver JIT-compiles on newer GPUs. nvcc is found on PATH or
+# given with -DCMAKE_CUDA_COMPILER=/path/to/nvcc.
+if(YEE_SANITIZE)
+  message(FATAL_ERROR "YEE_SANITIZE is for the cpu backend (AddressSanitizer and the CUDA runtime do not mix)")
+endif()
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES 90)
+endif()
+enable_language(CUDA)
+set(CMAKE_CUDA_STANDARD 17)
+set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+set(CMAKE_CUDA_EXTENSIONS OFF)
+
+# Same file name as every backend (kernels.cpp), compiled as CUDA.
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/backends/cuda/kernels.cpp PROPERTIES LANGUAGE CUDA)
+
+# --fmad=false: the CPU's expressions without contraction, so fields are bitwise equal to
+# the CPU backend's (the update is memory-bound, the lost FMAs cost nothing measurable).
+# Host code in the .cpp: OpenMP (initial condition) and no contraction either.
+set(YEE_CUDA_FLAGS --fmad=false -Xcompiler=-fopenmp,-ffp-contract=off)
+option(YEE_CUDA_SYNC_CHECK "Synchronise after every kernel launch to report faults at their launch" OFF)
+if(YEE_CUDA_SYNC_CHECK)
+  list(APPEND YEE_CUDA_FLAGS -DYEE_CUDA_SYNC_CHECK)
+endif()
+string(REPLACE ";" " " _yee_cuda_flags "${YEE_CUDA_FLAGS}")
+set(YEE_CUDA_SUMMARY " nvcc-${CMAKE_CUDA_COMPILER_VERSION} arch=${CMAKE_CUDA_ARCHITECTURES} ${_yee_cuda_flags}")
+
+function(yee_cuda_backend target)
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${YEE_CUDA_FLAGS}>")
+  # Static CUDA runtime (CMake's default): the binary needs only the driver at run time.
+  set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Static)
+endfunction()
+message(STATUS "yee: CUDA backend, nvcc ${CMAKE_CUDA_COMPILER_VERSION}, CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}")

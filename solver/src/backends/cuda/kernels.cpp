@@ -1,0 +1,620 @@
+// CUDA backend of the kernel contract (compiled by nvcc as CUDA, see CMakeLists.txt).
+// Fields live in device memory; Fields<T>::comp holds device pointers, so only this file
+// dereferences them. Design and predicted effects: solver/NOTES-cuda.md.
+//  - Layout: the CPU's (i, j, k) order with k fastest, but each k row is padded to a
+//    multiple of 128 bytes and shifted so that owned k = 1 starts a 128-byte line: a
+//    warp's 32 consecutive k entries are one aligned transaction.
+//  - Updates: separate H and E kernels (18 field words per cell and step). A thread owns
+//    one (j, k) column of a box and marches along i through a chunk of planes, keeping
+//    the plane-(i+1) E values (H kernel) or plane-(i-1) H values (E kernel) in registers.
+//  - Arithmetic: the CPU's expressions in the CPU's order, built with --fmad=false, so the
+//    fields are bitwise equal to the CPU backend's (and across GPU decompositions).
+//  - Reductions: energy sums per block, then one block sums the partials in a fixed order
+//    (run-to-run identical); checksum (wrapping uint64 sum) and div E (max) are order-free.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_check.hpp"
+#include "kernel_contract.hpp"
+
+namespace yee {
+namespace kernels {
+namespace {
+
+constexpr int kBlockK = 32;  // threads along k (one warp: one 128 B line in f32)
+constexpr int kBlockJ = 8;   // threads along j
+constexpr int kReduceThreads = 256;
+
+int g_sm_count = 0;  // of the selected device, for the launch geometry
+
+// Test aid: YEE_POISON=1 fills row padding and message buffers with NaN bytes, so a
+// kernel that reads what it should not turns the checksum and energy into NaN.
+bool poison() {
+  const char* v = std::getenv("YEE_POISON");
+  return v && std::strcmp(v, "1") == 0;
+}
+
+// Device scratch that grows on demand (reduction partials), freed by release().
+struct Scratch {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+  void* get(std::size_t need) {
+    if (need > bytes) {
+      if (ptr) CUDA_CHECK(cudaFree(ptr));
+      ptr = nullptr;
+      CUDA_CHECK(cudaMalloc(&ptr, need));
+      bytes = need;
+    }
+    return ptr;
+  }
+  void free() {
+    if (ptr) CUDA_CHECK(cudaFree(ptr));
+    ptr = nullptr;
+    bytes = 0;
+  }
+};
+Scratch g_partials, g_result;
+
+template <typename T>
+constexpr long align_elems() {
+  return 128 / long(sizeof(T));
+}
+
+// Everything a kernel needs of Fields, by value (no host pointers inside).
+template <typename T>
+struct DevFields {
+  T* ex;
+  T* ey;
+  T* ez;
+  T* hx;
+  T* hy;
+  T* hz;
+  long sx, sy;
+  long goff[3];
+};
+
+template <typename T>
+DevFields<T> dev(const Fields<T>& f) {
+  return {f.comp[kEx], f.comp[kEy], f.comp[kEz], f.comp[kHx], f.comp[kHy], f.comp[kHz],
+          f.sx,        f.sy,        {f.goff[0], f.goff[1], f.goff[2]}};
+}
+
+// Launch geometry over a box: x = k (warps), y = j, z = chunks of i planes.
+struct Geometry {
+  dim3 grid, block;
+  long span;  // i planes per thread
+  long blocks() const { return long(grid.x) * grid.y * grid.z; }
+};
+
+Geometry geometry(const Box& b) {
+  const long nk = b.hi[2] - b.lo[2], nj = b.hi[1] - b.lo[1], ni = b.hi[0] - b.lo[0];
+  Geometry g;
+  g.block = dim3(kBlockK, kBlockJ, 1);
+  const long gx = (nk + kBlockK - 1) / kBlockK;
+  const long gy = std::min<long>((nj + kBlockJ - 1) / kBlockJ, 65535);  // kernels stride over j beyond
+  // Enough threads for ~4 full waves of resident threads (2048 per SM), the rest of the
+  // i extent marched by each thread.
+  const long resident = long(std::max(g_sm_count, 1)) * 2048;
+  const long per_chunk = gx * gy * kBlockK * kBlockJ;
+  long chunks = std::max<long>(1, (4 * resident + per_chunk - 1) / per_chunk);
+  chunks = std::min<long>({chunks, ni, 65535});
+  g.span = (ni + chunks - 1) / chunks;
+  chunks = (ni + g.span - 1) / g.span;
+  g.grid = dim3(unsigned(gx), unsigned(gy), unsigned(chunks));
+  return g;
+}
+
+// ---------------------------------------------------------------------------- updates
+
+// H^{n+1/2} = H^{n-1/2} - c curl E^n. With kEnergy, also the sums of |E^n|^2 and
+// H^{n-1/2}.H^{n+1/2} (one double2 per block in `partials`).
+template <typename T, bool kEnergy>
+__global__ void __launch_bounds__(kBlockK* kBlockJ)
+    h_kernel(DevFields<T> f, Box b, long span, T c, double2* partials) {
+  const long k = b.lo[2] + long(blockIdx.x) * kBlockK + threadIdx.x;
+  const long i0 = b.lo[0] + long(blockIdx.z) * span;
+  const long i1 = min(b.hi[0], i0 + span);
+  double se = 0.0, sh = 0.0;
+  if (k < b.hi[2]) {
+    for (long j = b.lo[1] + long(blockIdx.y) * kBlockJ + threadIdx.y; j < b.hi[1]; j += long(gridDim.y) * kBlockJ) {
+      long o = i0 * f.sx + j * f.sy + k;
+      T ey_i = f.ey[o], ez_i = f.ez[o];
+      for (long i = i0; i < i1; ++i, o += f.sx) {
+        const T ex_i = f.ex[o];
+        const T ey_n = f.ey[o + f.sx], ez_n = f.ez[o + f.sx];  // plane i+1, reused as plane i next
+        const T hx = f.hx[o], hy = f.hy[o], hz = f.hz[o];
+        const T nx = hx - c * ((f.ez[o + f.sy] - ez_i) - (f.ey[o + 1] - ey_i));
+        const T ny = hy - c * ((f.ex[o + 1] - ex_i) - (ez_n - ez_i));
+        const T nz = hz - c * ((ey_n - ey_i) - (f.ex[o + f.sy] - ex_i));
+        if (kEnergy) {
+          se += double(ex_i) * ex_i + double(ey_i) * ey_i + double(ez_i) * ez_i;
+          sh += double(hx) * nx + double(hy) * ny + double(hz) * nz;
+        }
+        f.hx[o] = nx;
+        f.hy[o] = ny;
+        f.hz[o] = nz;
+        ey_i = ey_n;
+        ez_i = ez_n;
+      }
+    }
+  }
+  if (kEnergy) {
+    // Fixed-shape tree over the block: same order on every run.
+    __shared__ double s_e[kBlockK * kBlockJ], s_h[kBlockK * kBlockJ];
+    const int t = threadIdx.y * kBlockK + threadIdx.x;
+    s_e[t] = se;
+    s_h[t] = sh;
+    __syncthreads();
+    for (int w = kBlockK * kBlockJ / 2; w > 0; w /= 2) {
+      if (t < w) {
+        s_e[t] += s_e[t + w];
+        s_h[t] += s_h[t + w];
+      }
+      __syncthreads();
+    }
+    if (t == 0)
+      partials[(long(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = make_double2(s_e[0], s_h[0]);
+  }
+}
+
+// E^{n+1} = E^n + c curl H^{n+1/2}, then PEC: tangential E on the walls at global index 0 is 0.
+template <typename T>
+__global__ void __launch_bounds__(kBlockK* kBlockJ) e_kernel(DevFields<T> f, Box b, long span, T c) {
+  const long k = b.lo[2] + long(blockIdx.x) * kBlockK + threadIdx.x;
+  if (k >= b.hi[2]) return;
+  const long i0 = b.lo[0] + long(blockIdx.z) * span;
+  const long i1 = min(b.hi[0], i0 + span);
+  const bool wall_k = f.goff[2] + k - 1 == 0;
+  for (long j = b.lo[1] + long(blockIdx.y) * kBlockJ + threadIdx.y; j < b.hi[1]; j += long(gridDim.y) * kBlockJ) {
+    const bool wall_j = f.goff[1] + j - 1 == 0;
+    long o = i0 * f.sx + j * f.sy + k;
+    T hy_p = f.hy[o - f.sx], hz_p = f.hz[o - f.sx];  // plane i-1
+    for (long i = i0; i < i1; ++i, o += f.sx) {
+      const T hx = f.hx[o], hy = f.hy[o], hz = f.hz[o];
+      T ex = f.ex[o] + c * ((hz - f.hz[o - f.sy]) - (hy - f.hy[o - 1]));
+      T ey = f.ey[o] + c * ((hx - f.hx[o - 1]) - (hz - hz_p));
+      T ez = f.ez[o] + c * ((hy - hy_p) - (hx - f.hx[o - f.sy]));
+      const bool wall_i = f.goff[0] + i - 1 == 0;
+      if (wall_i || wall_j) ez = T(0);
+      if (wall_i || wall_k) ey = T(0);
+      if (wall_j || wall_k) ex = T(0);
+      f.ex[o] = ex;
+      f.ey[o] = ey;
+      f.ez[o] = ez;
+      hy_p = hy;
+      hz_p = hz;
+    }
+  }
+}
+
+// One block sums the per-block partials in a fixed order.
+__global__ void sum_partials(const double2* partials, long n, double2* out) {
+  __shared__ double s_e[kReduceThreads], s_h[kReduceThreads];
+  double e = 0.0, h = 0.0;
+  for (long q = threadIdx.x; q < n; q += kReduceThreads) {
+    e += partials[q].x;
+    h += partials[q].y;
+  }
+  s_e[threadIdx.x] = e;
+  s_h[threadIdx.x] = h;
+  __syncthreads();
+  for (int w = kReduceThreads / 2; w > 0; w /= 2) {
+    if (int(threadIdx.x) < w) {
+      s_e[threadIdx.x] += s_e[threadIdx.x + w];
+      s_h[threadIdx.x] += s_h[threadIdx.x + w];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = make_double2(s_e[0], s_h[0]);
+}
+
+// The contract's update calls return with the work done, so the solver's phase timers
+// measure the kernels, not their launches.
+void finish() { CUDA_CHECK(cudaDeviceSynchronize()); }
+
+template <typename T>
+void launch_h(Fields<T>& f, const Box& box, T c, EnergySums* sums) {
+  if (box.empty()) return;
+  const Geometry g = geometry(box);
+  if (sums) {
+    auto* partials = static_cast<double2*>(g_partials.get(sizeof(double2) * std::size_t(g.blocks())));
+    auto* result = static_cast<double2*>(g_result.get(sizeof(double2)));
+    h_kernel<T, true><<<g.grid, g.block>>>(dev(f), box, g.span, c, partials);
+    CUDA_CHECK_LAUNCH("h_kernel<energy>");
+    sum_partials<<<1, kReduceThreads>>>(partials, g.blocks(), result);
+    CUDA_CHECK_LAUNCH("sum_partials");
+    double2 host;
+    CUDA_CHECK(cudaMemcpy(&host, result, sizeof host, cudaMemcpyDeviceToHost));
+    sums->e2 += host.x;
+    sums->hh += host.y;
+  } else {
+    h_kernel<T, false><<<g.grid, g.block>>>(dev(f), box, g.span, c, nullptr);
+    CUDA_CHECK_LAUNCH("h_kernel");
+  }
+}
+
+template <typename T>
+void launch_e(Fields<T>& f, const Box& box, T c) {
+  if (box.empty()) return;
+  const Geometry g = geometry(box);
+  e_kernel<T><<<g.grid, g.block>>>(dev(f), box, g.span, c);
+  CUDA_CHECK_LAUNCH("e_kernel");
+}
+
+template <typename T>
+Box owned_box(const Fields<T>& f) {
+  return Box{{1, 1, 1}, {f.n[0] + 1, f.n[1] + 1, f.n[2] + 1}};
+}
+
+// ---------------------------------------------------------------------------- small kernels
+
+template <typename T>
+__global__ void add_kernel(T* x, T v) {
+  *x = T(*x + v);
+}
+
+template <typename T>
+__device__ inline T all_ones() {  // a NaN
+  if constexpr (sizeof(T) == 4) {
+    return __int_as_float(-1);
+  } else {
+    return __longlong_as_double(-1LL);
+  }
+}
+
+// NaN in the row padding (entries k = n2+2 .. sy-1 of every row).
+template <typename T>
+__global__ void poison_padding(T* a, long rows, long width, long sy) {
+  const long r = long(blockIdx.x) * blockDim.y + threadIdx.y;
+  if (r >= rows) return;
+  for (long k = width + threadIdx.x; k < sy; k += blockDim.x) a[r * sy + k] = all_ones<T>();
+}
+
+// Face of `axis` at `layer`, other axes a (slow) and b (fast), owned ranges.
+struct Face {
+  long na, nb;
+  long s_layer, s_a, s_b;
+};
+
+template <typename T>
+Face face_of(const Fields<T>& f, int axis, long layer) {
+  const int a = axis == 0 ? 1 : 0, b = axis == 2 ? 1 : 2;
+  const long stride[3] = {f.sx, f.sy, 1};
+  return Face{f.n[a], f.n[b], layer * stride[axis], stride[a], stride[b]};
+}
+
+template <typename T, bool kPack>
+__global__ void face_kernel(Face fc, T* c0, T* c1, T* buf) {
+  const long v = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (v >= fc.nb) return;
+  const long face = fc.na * fc.nb;
+  for (long u = long(blockIdx.y) * blockDim.y + threadIdx.y; u < fc.na; u += long(gridDim.y) * blockDim.y) {
+    const long q = u * fc.nb + v;
+    const long o = fc.s_layer + (u + 1) * fc.s_a + (v + 1) * fc.s_b;
+    if (kPack) {
+      buf[q] = c0[o];
+      buf[face + q] = c1[o];
+    } else {
+      c0[o] = buf[q];
+      c1[o] = buf[face + q];
+    }
+  }
+}
+
+template <typename T, bool kPack>
+void launch_face(const Fields<T>& f, int axis, long layer, int comp0, int comp1, T* buf) {
+  const Face fc = face_of(f, axis, layer);
+  if (fc.na * fc.nb == 0) return;
+  const dim3 block(64, 4);
+  const dim3 grid(unsigned((fc.nb + 63) / 64), unsigned(std::min<long>((fc.na + 3) / 4, 65535)));
+  face_kernel<T, kPack><<<grid, block>>>(fc, f.comp[comp0], f.comp[comp1], buf);
+  CUDA_CHECK_LAUNCH("face_kernel");
+  finish();  // the message is complete (pack) / free for the next receive (unpack) on return
+}
+
+__device__ inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64 finaliser, as the CPU backend
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+template <typename T>
+__device__ inline std::uint64_t bits_of(T v) {
+  if constexpr (sizeof(T) == 4) {
+    return std::uint64_t(__float_as_uint(v));
+  } else {
+    return std::uint64_t(__double_as_longlong(v));
+  }
+}
+
+// Sum over owned entries of all six components, wrapping uint64: order-free.
+template <typename T>
+__global__ void checksum_kernel(DevFields<T> f, Box b, long span, std::uint64_t g1, std::uint64_t g2,
+                                unsigned long long* out) {
+  const long k = b.lo[2] + long(blockIdx.x) * kBlockK + threadIdx.x;
+  std::uint64_t sum = 0;
+  if (k < b.hi[2]) {
+    const long i0 = b.lo[0] + long(blockIdx.z) * span, i1 = min(b.hi[0], i0 + span);
+    const T* comp[6] = {f.ex, f.ey, f.ez, f.hx, f.hy, f.hz};
+    for (long j = b.lo[1] + long(blockIdx.y) * kBlockJ + threadIdx.y; j < b.hi[1]; j += long(gridDim.y) * kBlockJ)
+      for (long i = i0; i < i1; ++i) {
+        const long o = i * f.sx + j * f.sy + k;
+        const std::uint64_t g0 = (std::uint64_t(f.goff[0] + i - 1) * g1 + std::uint64_t(f.goff[1] + j - 1)) * g2 +
+                                 std::uint64_t(f.goff[2] + k - 1);
+        for (int c = 0; c < 6; ++c)
+          sum += mix64(bits_of(comp[c][o]) ^ mix64(g0 * 6 + std::uint64_t(c) + 0x9e3779b97f4a7c15ULL));
+      }
+  }
+  for (int d = 16; d > 0; d /= 2) sum += __shfl_down_sync(0xffffffffu, sum, d);
+  if (threadIdx.x == 0) atomicAdd(out, static_cast<unsigned long long>(sum));
+}
+
+// max |div E| (nodes off the index-0 walls) and max |E| over owned entries. Non-negative
+// doubles order like their bit patterns, so an integer atomicMax is exact.
+template <typename T>
+__global__ void div_kernel(DevFields<T> f, Box b, long span, unsigned long long* out) {
+  const long k = b.lo[2] + long(blockIdx.x) * kBlockK + threadIdx.x;
+  double dm = 0.0, em = 0.0;
+  if (k < b.hi[2]) {
+    const long i0 = b.lo[0] + long(blockIdx.z) * span, i1 = min(b.hi[0], i0 + span);
+    for (long j = b.lo[1] + long(blockIdx.y) * kBlockJ + threadIdx.y; j < b.hi[1]; j += long(gridDim.y) * kBlockJ)
+      for (long i = i0; i < i1; ++i) {
+        const long o = i * f.sx + j * f.sy + k;
+        em = fmax(em, fmax(fabs(double(f.ex[o])), fmax(fabs(double(f.ey[o])), fabs(double(f.ez[o])))));
+        if (f.goff[0] + i - 1 < 1 || f.goff[1] + j - 1 < 1 || f.goff[2] + k - 1 < 1) continue;
+        const double d = (double(f.ex[o]) - f.ex[o - f.sx]) + (double(f.ey[o]) - f.ey[o - f.sy]) +
+                         (double(f.ez[o]) - f.ez[o - 1]);
+        dm = fmax(dm, fabs(d));
+      }
+  }
+  for (int d = 16; d > 0; d /= 2) {
+    dm = fmax(dm, __shfl_down_sync(0xffffffffu, dm, d));
+    em = fmax(em, __shfl_down_sync(0xffffffffu, em, d));
+  }
+  if (threadIdx.x == 0) {
+    atomicMax(&out[0], static_cast<unsigned long long>(__double_as_longlong(dm)));
+    atomicMax(&out[1], static_cast<unsigned long long>(__double_as_longlong(em)));
+  }
+}
+
+// Host <-> device copies of the owned entries (local (i, j, k) row-major, k fastest).
+template <typename T>
+void copy_owned_planes(const Fields<T>& f, int comp, T* host, bool to_host) {
+  const std::size_t w = sizeof(T) * std::size_t(f.n[2]), dpitch = sizeof(T) * std::size_t(f.sy);
+  for (long i = 1; i <= f.n[0]; ++i) {
+    T* d = f.comp[comp] + f.at(i, 1, 1);
+    T* h = host + std::size_t(i - 1) * std::size_t(f.n[1]) * std::size_t(f.n[2]);
+    if (to_host)
+      CUDA_CHECK(cudaMemcpy2D(h, w, d, dpitch, w, std::size_t(f.n[1]), cudaMemcpyDeviceToHost));
+    else
+      CUDA_CHECK(cudaMemcpy2D(d, dpitch, h, w, w, std::size_t(f.n[1]), cudaMemcpyHostToDevice));
+  }
+}
+
+}  // namespace
+
+const char* backend_name() { return "cuda"; }
+
+int traffic_words_per_cell() { return 18; }  // H sweep: read 6, write 3; E sweep: read 6, write 3
+
+std::string select_device(int local_rank, int local_size, bool gpu_per_rank) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA backend: no usable GPU (cudaGetDeviceCount: ") +
+                             cudaGetErrorString(e) + ")");
+  if (count < 1) throw std::runtime_error("CUDA backend: no GPU visible to this process");
+  if (gpu_per_rank && local_size > count)
+    throw std::runtime_error("--gpu-per-rank: " + std::to_string(local_size) + " ranks on this node but " +
+                             std::to_string(count) + " GPU(s)");
+  const int device = local_rank % count;
+  CUDA_CHECK(cudaSetDevice(device));
+  cudaDeviceProp p;
+  CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+  g_sm_count = p.multiProcessorCount;
+  return std::string(p.name) + " (device " + std::to_string(device) + " of " + std::to_string(count) + ", sm_" +
+         std::to_string(p.major) + std::to_string(p.minor) + ")";
+}
+
+bool messages_on_device() { return true; }
+
+void* alloc_message(std::size_t bytes) {
+  void* p = nullptr;
+  if (cudaMalloc(&p, std::max<std::size_t>(bytes, 16)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw std::bad_alloc();
+  }
+  CUDA_CHECK(cudaMemset(p, poison() ? 0xff : 0, std::max<std::size_t>(bytes, 16)));
+  return p;
+}
+
+void free_message(void* p) {
+  if (p) CUDA_CHECK(cudaFree(p));
+}
+
+void message_to_host(void* host, const void* msg, std::size_t bytes) {
+  CUDA_CHECK(cudaMemcpy(host, msg, bytes, cudaMemcpyDeviceToHost));
+}
+
+void message_from_host(void* msg, const void* host, std::size_t bytes) {
+  CUDA_CHECK(cudaMemcpy(msg, host, bytes, cudaMemcpyHostToDevice));
+}
+
+template <typename T>
+void allocate(Fields<T>& f) {
+  constexpr long A = align_elems<T>();
+  f.sy = (f.n[2] + 2 + A - 1) / A * A;
+  f.sx = f.sy * (f.n[1] + 2);
+  f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2);
+  const std::size_t bytes = (f.count + std::size_t(A)) * sizeof(T);
+  for (int c = 0; c < 6; ++c) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      release(f);
+      throw std::bad_alloc();
+    }
+    // Shift so that owned k = 1 of every row starts a 128-byte line (cudaMalloc is 256 B aligned).
+    f.comp[c] = static_cast<T*>(p) + (A - 1);
+    CUDA_CHECK(cudaMemset(p, 0, bytes));
+    if (poison()) {
+      CUDA_CHECK(cudaMemset(p, 0xff, sizeof(T) * std::size_t(A - 1)));
+      const long rows = (f.n[0] + 2) * (f.n[1] + 2);
+      poison_padding<T><<<unsigned((rows + 7) / 8), dim3(32, 8)>>>(f.comp[c], rows, f.n[2] + 2, f.sy);
+      CUDA_CHECK_LAUNCH("poison_padding");
+    }
+  }
+  finish();
+}
+
+template <typename T>
+void release(Fields<T>& f) {
+  for (auto& p : f.comp) {
+    if (p) CUDA_CHECK(cudaFree(p - (align_elems<T>() - 1)));
+    p = nullptr;
+  }
+  g_partials.free();
+  g_result.free();
+}
+
+template <typename T>
+void init_e(Fields<T>& f, InitFn fn, const void* ctx) {
+  // The formulas are host callbacks: evaluate on the host, then copy the owned entries up.
+  std::vector<T> host(std::size_t(f.n[0]) * std::size_t(f.n[1]) * std::size_t(f.n[2]));
+  for (int c = 0; c < 3; ++c) {
+#pragma omp parallel for collapse(2)
+    for (long i = 1; i <= f.n[0]; ++i)
+      for (long j = 1; j <= f.n[1]; ++j)
+        for (long k = 1; k <= f.n[2]; ++k)
+          host[(std::size_t(i - 1) * std::size_t(f.n[1]) + std::size_t(j - 1)) * std::size_t(f.n[2]) +
+               std::size_t(k - 1)] = T(fn(ctx, c, f.goff[0] + i - 1, f.goff[1] + j - 1, f.goff[2] + k - 1));
+    copy_owned_planes(f, c, host.data(), false);
+  }
+}
+
+template <typename T>
+void update_h(Fields<T>& f, const Box& box, T c, EnergySums* sums) {
+  launch_h(f, box, c, sums);
+  finish();
+}
+
+template <typename T>
+void update_e(Fields<T>& f, const Box& box, T c) {
+  launch_e(f, box, c);
+  finish();
+}
+
+// The contract's fused pair, as two sweeps: H over the owned box and E away from the
+// deferred faces; then E on the deferred slabs (the same split as the CPU's plan, so the
+// values equal update_h + update_e).
+template <typename T>
+void fused_part1(Fields<T>& f, T c) {
+  Box core = owned_box(f);
+  launch_h(f, core, c, nullptr);
+  for (int a = 0; a < 3; ++a)
+    if (f.defer_low[a]) core.lo[a] += 1;
+  launch_e(f, core, c);
+  finish();
+}
+
+template <typename T>
+void fused_part2(Fields<T>& f, T c) {
+  Box rest = owned_box(f);
+  for (int a = 0; a < 3; ++a) {
+    if (!f.defer_low[a]) continue;
+    Box slab = rest;
+    slab.hi[a] = rest.lo[a] + 1;
+    launch_e(f, slab, c);
+    rest.lo[a] += 1;
+  }
+  finish();
+}
+
+template <typename T>
+void add_to(Fields<T>& f, int comp, long i, long j, long k, double value) {
+  add_kernel<T><<<1, 1>>>(f.comp[comp] + f.at(i, j, k), T(value));
+  CUDA_CHECK_LAUNCH("add_kernel");
+}
+
+template <typename T>
+double read(const Fields<T>& f, int comp, long i, long j, long k) {
+  T v;
+  CUDA_CHECK(cudaMemcpy(&v, f.comp[comp] + f.at(i, j, k), sizeof v, cudaMemcpyDeviceToHost));
+  return double(v);
+}
+
+template <typename T>
+std::size_t pack(const Fields<T>& f, int axis, long layer, int comp0, int comp1, T* buf) {
+  launch_face<T, true>(f, axis, layer, comp0, comp1, buf);
+  return std::size_t(2 * f.n[axis == 0 ? 1 : 0] * f.n[axis == 2 ? 1 : 2]);
+}
+
+template <typename T>
+void unpack(Fields<T>& f, int axis, long layer, int comp0, int comp1, const T* buf) {
+  launch_face<T, false>(f, axis, layer, comp0, comp1, const_cast<T*>(buf));
+}
+
+template <typename T>
+void copy_owned(const Fields<T>& f, int comp, T* out) {
+  copy_owned_planes(f, comp, out, true);
+}
+
+template <typename T>
+std::uint64_t checksum(const Fields<T>& f) {
+  const Box b = owned_box(f);
+  const Geometry g = geometry(b);
+  auto* out = static_cast<unsigned long long*>(g_result.get(2 * sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMemset(out, 0, sizeof(unsigned long long)));
+  checksum_kernel<T><<<g.grid, g.block>>>(dev(f), b, g.span, std::uint64_t(f.gn[1] + 1), std::uint64_t(f.gn[2] + 1),
+                                          out);
+  CUDA_CHECK_LAUNCH("checksum_kernel");
+  unsigned long long host = 0;
+  CUDA_CHECK(cudaMemcpy(&host, out, sizeof host, cudaMemcpyDeviceToHost));
+  return std::uint64_t(host);
+}
+
+template <typename T>
+void div_e(const Fields<T>& f, double* div_max, double* e_max) {
+  const Box b = owned_box(f);
+  const Geometry g = geometry(b);
+  auto* out = static_cast<unsigned long long*>(g_result.get(2 * sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMemset(out, 0, 2 * sizeof(unsigned long long)));
+  div_kernel<T><<<g.grid, g.block>>>(dev(f), b, g.span, out);
+  CUDA_CHECK_LAUNCH("div_kernel");
+  unsigned long long host[2];
+  CUDA_CHECK(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost));
+  std::memcpy(div_max, &host[0], sizeof(double));
+  std::memcpy(e_max, &host[1], sizeof(double));
+}
+
+#define YEE_INSTANTIATE(T)                                                                           \
+  template void allocate<T>(Fields<T>&);                                                            \
+  template void release<T>(Fields<T>&);                                                             \
+  template void init_e<T>(Fields<T>&, InitFn, const void*);                                         \
+  template void update_h<T>(Fields<T>&, const Box&, T, EnergySums*);                                \
+  template void update_e<T>(Fields<T>&, const Box&, T);                                             \
+  template void fused_part1<T>(Fields<T>&, T);                                                      \
+  template void fused_part2<T>(Fields<T>&, T);                                                      \
+  template void add_to<T>(Fields<T>&, int, long, long, long, double);                               \
+  template double read<T>(const Fields<T>&, int, long, long, long);                                 \
+  template std::size_t pack<T>(const Fields<T>&, int, long, int, int, T*);                          \
+  template void unpack<T>(Fields<T>&, int, long, int, int, const T*);                               \
+  template void copy_owned<T>(const Fields<T>&, int, T*);                                           \
+  template std::uint64_t checksum<T>(const Fields<T>&);                                             \
+  template void div_e<T>(const Fields<T>&, double*, double*);
+YEE_INSTANTIATE(float)
+YEE_INSTANTIATE(double)
+
+}  // namespace kernels
+}  // namespace yee
