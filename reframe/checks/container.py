@@ -125,12 +125,12 @@ class SolverRun(ContainerOrNativeRun):
 
 
 class NetpipeRun(ContainerOrNativeRun):
-    '''NetPIPE ping-pong up to 512 KiB; results: best 1-byte latency and peak bandwidth.'''
+    '''NetPIPE ping-pong up to 256 KiB; results: best 1-byte latency and peak bandwidth.'''
 
-    max_size = variable(int, value=512 * 1024)
+    max_size = variable(int, value=256 * 1024)
 
     #: Fixed repeats per size (NetPIPE -n) and no perturbed sizes (-p 0): bounded run time.
-    netpipe_repeats = variable(int, value=200)
+    netpipe_repeats = variable(int, value=50)
 
     def program(self):
         host = tools.find_netpipe()
