@@ -69,7 +69,7 @@ class NetPIPEPt2Pt(Pt2PtBase):
     '''NetPIPE ping-pong (Debian netpipe-openmpi: NPopenmpi); all FOMs from one run.'''
 
     #: Fixed repeats per size (NetPIPE -n); 0 lets NetPIPE pick them (slower, steadier).
-    repeats = variable(int, value=0)
+    repeats = variable(int, value=500)
 
     @run_after('init')
     def smoke_subset(self):

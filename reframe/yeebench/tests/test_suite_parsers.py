@@ -12,13 +12,13 @@ OSU_FILES = sorted((DATA / 'osu').glob('*.txt'))
 
 
 def test_fixtures_present():
-    assert len(OSU_FILES) >= 16
+    assert len(OSU_FILES) >= 23
 
 
 @pytest.mark.parametrize('path', OSU_FILES, ids=lambda p: p.name)
 def test_every_recorded_osu_output_parses(path):
     table = osu.parse(path.read_text())
-    assert table.version in ('5.3', '7.4')
+    assert table.version.split('-')[0] in ('5.3', '7.0', '7.4')   # 7.0 is a fork build: '7.0-lrbison2'
     assert table.columns[0] == 'size'
     assert table.columns[1] in ('latency_us', 'bandwidth_MBs')
     sizes = [r['size'] for r in table.rows]
@@ -33,6 +33,12 @@ def test_osu_5x_latency_layout():
     assert table.rows[0] == {'size': 0, 'latency_us': 0.23}
 
 
+def test_osu_70_pt2pt_keeps_the_5x_header():
+    table = osu.parse((DATA / 'osu' / '7.0-osu_latency.txt').read_text())
+    assert table.version == '7.0-lrbison2' and table.datatype == ''
+    assert table.columns == ['size', 'latency_us'] and table.rows[0]['size'] == 1
+
+
 def test_osu_7x_latency_layout_with_datatype():
     table = osu.parse((DATA / 'osu' / '7.4-osu_latency.txt').read_text())
     assert table.datatype == 'MPI_CHAR'
@@ -42,7 +48,7 @@ def test_osu_7x_latency_layout_with_datatype():
 
 
 def test_osu_full_statistics_columns():
-    for name in ('5.3-osu_allreduce-f.txt', '7.4-osu_allreduce-f.txt'):
+    for name in ('5.3-osu_allreduce-f.txt', '7.0-osu_allreduce-f.txt', '7.4-osu_allreduce-f.txt'):
         table = osu.parse((DATA / 'osu' / name).read_text())
         assert table.columns == ['size', 'latency_us', 'min_latency_us', 'max_latency_us', 'iterations']
         assert all(r['iterations'] == 50 and r['min_latency_us'] <= r['max_latency_us'] for r in table.rows)
