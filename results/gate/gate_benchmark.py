@@ -10,7 +10,7 @@ is unchanged by design. For each time metric the table counts the trials where
 compare classified it 'regressed' (and exited 1), and the no-change line counts
 trials where compare exited non-zero for any metric.
 
-    .venv/bin/python results/gate/gate_benchmark.py --trials 20 --repeats 5 --out /tmp/gate-bench
+    .venv/bin/python results/gate/gate_benchmark.py --trials 20 --repeats 7 --out /tmp/gate-bench
 
 Writes a Markdown table (and per-trial JSON) under --out; the table in
 results/README.md came from this script.
@@ -45,7 +45,7 @@ def compare(baseline, candidate):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=20)
-    parser.add_argument("--repeats", type=int, default=5, help="repeats per run (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=7, help="repeats per run (default: %(default)s)")
     parser.add_argument("--levels", default="0,0.1,0.2", help="injected extra work fractions")
     parser.add_argument("--nx", type=int, default=None)
     parser.add_argument("--base-steps", type=int, default=None)

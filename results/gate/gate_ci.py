@@ -21,7 +21,7 @@ import common  # noqa: E402
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="build/gate", help="folder for the runs and the report (default: %(default)s)")
-    parser.add_argument("--repeats", type=int, default=5, help="repeats per run (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=7, help="repeats per run (default: %(default)s)")
     args = parser.parse_args()
     out = Path(args.out)
     started = time.time()

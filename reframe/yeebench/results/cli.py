@@ -73,15 +73,18 @@ def cmd_compare(args):
         if not base_rows and not cand_rows:
             raise ResultsError(f"no metric matches {' '.join(args.metric)}")
     results = compare.compare_rows(base_rows, cand_rows, threshold=args.threshold,
-                                   alpha=args.alpha, z=args.z, ignore=tuple(args.ignore))
+                                   alpha=args.alpha, z=args.z, ignore=tuple(args.ignore),
+                                   statistic=args.statistic)
     counts = compare.summary(results)
     header = [f"baseline:  {baseline.label}", f"candidate: {candidate.label}",
-              f"threshold {args.threshold * 100:g}%, alpha {args.alpha:g}, noise band {args.z:g} sigma"]
+              f"statistic {args.statistic} of the repeats, threshold {args.threshold * 100:g}%, "
+              f"alpha {args.alpha:g}, noise band {args.z:g} sigma"]
     formatter = formats.FORMATTERS[args.format]
     if args.format == "json":
         text = formatter(results, counts, header, settings={
             "baseline": baseline.label, "candidate": candidate.label, "threshold": args.threshold,
-            "alpha": args.alpha, "z": args.z, "ignore": args.ignore, "metric": args.metric})
+            "alpha": args.alpha, "z": args.z, "ignore": args.ignore, "metric": args.metric,
+            "statistic": args.statistic})
     else:
         text = formatter(results, counts, header)
     if args.output:
@@ -148,9 +151,9 @@ def register(subparsers):
     p = sub.add_parser("compare", help="compare a candidate run with a baseline (exit 1 on regression)",
                        description="Match rows by system, partition, environ, check, parameters and metric; "
                                    "classify each metric as improved/unchanged/regressed/missing using its "
-                                   "direction, the median of its repeats, their MAD spread and a one-sided "
-                                   "Mann-Whitney test (>= 3 repeats each). Exit 1 when anything regressed "
-                                   "beyond the threshold and the noise, 2 on bad input.")
+                                   "direction, the best (or median) of its repeats, their MAD spread and a "
+                                   "one-sided Mann-Whitney test (>= 3 repeats each). Exit 1 when anything "
+                                   "regressed beyond the threshold and the noise, 2 on bad input.")
     p.add_argument("--baseline", nargs="+", required=True, metavar="RUN_OR_DIR",
                    help="run directory, folder of runs (pooled) or baseline file results/baselines/<system>.json")
     p.add_argument("--candidate", nargs="+", required=True, metavar="RUN_OR_DIR",
@@ -161,6 +164,9 @@ def register(subparsers):
                    help="significance level of the Mann-Whitney test (default: %(default)s)")
     p.add_argument("--z", type=_positive_float, default=2.0,
                    help="noise band in standard errors of the median difference (default: %(default)s)")
+    p.add_argument("--statistic", choices=("best", "median"), default="best",
+                   help="each side's value: its best repeat (min for lower-is-better, max for higher-is-better; "
+                        "interference only slows runs down) or its median (default: %(default)s)")
     p.add_argument("--ignore", action="append", default=[], metavar="FIELD",
                    help="drop a field from the match key: system, partition, environ or parameters.NAME "
                         "(repeatable; e.g. --ignore parameters.binding to compare two bindings)")

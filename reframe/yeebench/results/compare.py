@@ -2,19 +2,24 @@
 
 Rows are matched by (system, partition, environ, check, parameters, metric);
 fields named in `ignore` are dropped from the key (to compare bind-to-core with
-bind-to-socket, or a container environ with bare metal). Per metric:
+bind-to-socket, or a container environ with bare metal). Per metric, from the
+repeats of each side:
 
-  change  = relative change of the medians, signed so that positive is worse
+  value   = the side's location statistic: 'best' (default) is the best repeat,
+            min for lower-is-better and max for higher-is-better figures, because
+            interference on a shared machine only ever makes a run slower, so the
+            best repeat is the least disturbed one; 'median' is the median
+  change  = relative change of the two values, signed so that positive is worse
             (metrics.worse_fraction: the same slowdown reads the same for times and rates)
   noise   = z * standard error of the difference of the medians, from each side's
             MAD-based spread (MAD of n repeats -> sigma -> 1.2533 sigma / sqrt(n))
-  p       = one-sided Mann-Whitney U p-value in the worse (or better) direction,
-            when both sides have >= MIN_REPEATS_FOR_TEST repeats
+  p       = one-sided Mann-Whitney U p-value in the worse (or better) direction over
+            all repeats, when both sides have >= MIN_REPEATS_FOR_TEST repeats
 
 A metric is 'regressed' when change > threshold AND change > noise AND (no test
 possible, or p <= alpha); 'improved' symmetrically; 'unchanged' otherwise;
-'missing' when one side has no rows for it. Unknown direction: 'changed' or
-'unchanged', never a failure.
+'missing' when one side has no rows for it. Unknown direction: medians, and
+'changed' or 'unchanged', never a failure.
 """
 import fnmatch
 import math
@@ -27,6 +32,8 @@ DEFAULT_THRESHOLD = 0.05
 DEFAULT_ALPHA = 0.05
 DEFAULT_Z = 2.0
 MIN_REPEATS_FOR_TEST = 3
+DEFAULT_STATISTIC = "best"
+STATISTICS = ("best", "median")
 
 VERDICTS = ("regressed", "improved", "unchanged", "changed", "missing")
 
@@ -53,14 +60,28 @@ def group_rows(rows, ignore=()):
     return groups
 
 
-def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA, z=DEFAULT_Z):
+def location(values, direction, statistic=DEFAULT_STATISTIC):
+    """The side's value: best repeat (min or max by direction) or median."""
+    if statistic == "best" and direction == metrics.LOWER:
+        return min(values)
+    if statistic == "best" and direction == metrics.HIGHER:
+        return max(values)
+    if statistic not in STATISTICS:
+        raise ValueError(f"unknown statistic {statistic!r}")
+    return stats.median(values)
+
+
+def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA, z=DEFAULT_Z,
+                   statistic=DEFAULT_STATISTIC):
     """Verdict and the figures behind it for one metric's repeats."""
     med_b, med_c = stats.median(base), stats.median(cand)
     sig_b, sig_c = stats.robust_relative_sigma(base), stats.robust_relative_sigma(cand)
     noise = z * stats.MEDIAN_SE_FACTOR * math.sqrt(sig_b ** 2 / len(base) + sig_c ** 2 / len(cand))
     result = {"baseline_median": med_b, "candidate_median": med_c, "baseline_n": len(base),
               "candidate_n": len(cand), "baseline_rel_spread": sig_b, "candidate_rel_spread": sig_c,
-              "noise": noise, "p_worse": None, "p_better": None}
+              "noise": noise, "p_worse": None, "p_better": None, "statistic": statistic,
+              "baseline_value": location(base, direction, statistic),
+              "candidate_value": location(cand, direction, statistic)}
     testable = len(base) >= MIN_REPEATS_FOR_TEST and len(cand) >= MIN_REPEATS_FOR_TEST
     if direction not in (metrics.HIGHER, metrics.LOWER):
         change = (med_c / med_b - 1.0) if med_b else 0.0
@@ -68,7 +89,7 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
         beyond = abs(change) > threshold and abs(change) > noise
         result["verdict"] = "changed" if beyond else "unchanged"
         return result
-    change = metrics.worse_fraction(med_b, med_c, direction)
+    change = metrics.worse_fraction(result["baseline_value"], result["candidate_value"], direction)
     result["change"] = change
     if testable:
         # 'worse' means larger for lower-is-better figures, smaller for higher-is-better ones
@@ -92,7 +113,7 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
 
 
 def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA,
-                 z=DEFAULT_Z, ignore=()):
+                 z=DEFAULT_Z, ignore=(), statistic=DEFAULT_STATISTIC):
     """One result dict per metric key present on either side."""
     base_groups = group_rows(baseline_rows, ignore)
     cand_groups = group_rows(candidate_rows, ignore)
@@ -107,14 +128,19 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
         direction = directions.pop() if len(directions) == 1 else "unknown"
         entry["direction"] = direction
         if not b_rows or not c_rows:
+            b_values = [r["value"] for r in b_rows or []]
+            c_values = [r["value"] for r in c_rows or []]
             entry.update({"verdict": "missing", "missing_in": "candidate" if not c_rows else "baseline",
-                          "baseline_median": stats.median([r["value"] for r in b_rows]) if b_rows else None,
-                          "candidate_median": stats.median([r["value"] for r in c_rows]) if c_rows else None,
+                          "statistic": statistic,
+                          "baseline_median": stats.median(b_values) if b_values else None,
+                          "candidate_median": stats.median(c_values) if c_values else None,
+                          "baseline_value": location(b_values, direction, statistic) if b_values else None,
+                          "candidate_value": location(c_values, direction, statistic) if c_values else None,
                           "baseline_n": len(b_rows or []), "candidate_n": len(c_rows or []),
                           "change": None, "noise": None, "p_worse": None, "p_better": None})
         else:
             entry.update(compare_values([r["value"] for r in b_rows], [r["value"] for r in c_rows],
-                                        direction, threshold, alpha, z))
+                                        direction, threshold, alpha, z, statistic))
         results.append(entry)
     return results
 

@@ -4,8 +4,8 @@ import io
 import json
 import math
 
-COLUMNS = ("check", "parameters", "metric", "unit", "direction", "baseline_median", "baseline_n",
-           "candidate_median", "candidate_n", "change", "noise", "p_worse", "verdict")
+COLUMNS = ("check", "parameters", "metric", "unit", "direction", "baseline_value", "baseline_n",
+           "candidate_value", "candidate_n", "change", "noise", "p_worse", "verdict")
 HEADERS = ("check", "parameters", "metric", "unit", "better", "baseline", "n", "candidate", "n",
            "change", "noise", "p", "verdict")
 
@@ -28,8 +28,8 @@ def _cells(result):
     p = result.get("p_worse") if result.get("verdict") != "improved" else result.get("p_better")
     noise = result.get("noise")
     return (result["check"], result["parameters"], result["metric"], result["unit"] or "-",
-            result["direction"], _num(result.get("baseline_median")), str(result.get("baseline_n", 0)),
-            _num(result.get("candidate_median")), str(result.get("candidate_n", 0)),
+            result["direction"], _num(result.get("baseline_value")), str(result.get("baseline_n", 0)),
+            _num(result.get("candidate_value")), str(result.get("candidate_n", 0)),
             _pct(result.get("change")), "-" if noise is None else f"±{noise * 100:.1f}%",
             _num(p), result["verdict"] + (f" (not in {result['missing_in']})" if result.get("missing_in") else ""))
 
@@ -64,7 +64,8 @@ def as_markdown(results, counts, header_lines=()):
 def as_csv(results, counts, header_lines=()):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    fields = ("system", "partition", "environ") + COLUMNS + ("p_better", "baseline_rel_spread",
+    fields = ("system", "partition", "environ") + COLUMNS + ("statistic", "baseline_median", "candidate_median",
+                                                            "p_better", "baseline_rel_spread",
                                                             "candidate_rel_spread", "missing_in")
     writer.writerow(fields)
     for r in results:

@@ -217,3 +217,22 @@ def test_zero_baseline_gives_strict_json(tmp_path):
     assert proc.returncode == 1
     doc = json.loads(proc.stdout, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
     assert doc["results"][0]["verdict"] == "regressed" and doc["results"][0]["change"] is None
+
+
+def test_best_statistic_is_not_fooled_by_interference():
+    base = [1.00, 1.00, 1.01, 1.01, 1.02]
+    disturbed = [1.00, 1.12, 1.13, 1.14, 1.15]  # four repeats slowed by other jobs, one clean
+    assert compare.compare_values(base, disturbed, "lower", statistic="median")["verdict"] == "regressed"
+    assert compare.compare_values(base, disturbed, "lower", statistic="best")["verdict"] == "unchanged"
+    # a real slowdown moves the best repeat too
+    assert compare.compare_values(base, [v * 1.1 for v in base], "lower")["verdict"] == "regressed"
+    rates = [1 / v for v in base]
+    assert compare.location(rates, "higher") == max(rates) and compare.location(base, "lower") == min(base)
+
+
+def test_statistic_option(tmp_path):
+    base = synthetic_run(tmp_path, "base", {"t": [1.00, 1.00, 1.01, 1.01, 1.02]})
+    cand = synthetic_run(tmp_path, "cand", {"t": [1.00, 1.12, 1.13, 1.14, 1.15]})
+    assert run_cli("results", "compare", "--baseline", base, "--candidate", cand).returncode == 0
+    median = run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--statistic", "median")
+    assert median.returncode == 1 and "statistic median" in median.stdout
