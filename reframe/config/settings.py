@@ -65,10 +65,11 @@ site_configuration = {
             'prefix': '%(check_system)s/%(check_partition)s',
             'basedir': str(RFM_DIR / 'perflogs'),
             'level': 'info',
+            # one line per test run: common fields, then every performance variable
             'format': ('%(check_job_completion_time)s|%(check_display_name)s|%(check_system)s:'
-                       '%(check_partition)s|%(check_environ)s|%(check_perf_var)s|%(check_perf_value)s|'
-                       '%(check_perf_unit)s|%(check_perf_ref)s|%(check_perf_lower_thres)s|'
-                       '%(check_perf_upper_thres)s|%(check_perf_result)s'),
+                       '%(check_partition)s|%(check_environ)s|%(check_perfvalues)s'),
+            'format_perfvars': ('%(check_perf_var)s=%(check_perf_value)s %(check_perf_unit)s '
+                                '(ref %(check_perf_ref)s, %(check_perf_result)s)|'),
             'append': True,
         }],
     }],
