@@ -1,6 +1,7 @@
 # Virtual Slurm cluster (reframe/yeebench/vcluster): the suite's multi-node path on one machine.
 #   make vcluster-up      VCLUSTER_NODES=2 VCLUSTER_LINK_RATE=1gbit  (root; namespaces, munge, Slurm)
 #   make vcluster-status  daemons and node states
+#   make vcluster-run     the suite's checks on the running cluster (VCLUSTER_RFM_OPTS), results ingested
 #   make vcluster-down    stop and remove everything (safe to repeat, also after a crash)
 #   make test-vcluster    CI stage: up, NetPIPE intra/inter through ReFrame's Slurm path, ingest,
 #                         verify (inter-node bandwidth within 15% of the link rate, intra beats inter),
@@ -10,11 +11,16 @@ VCLUSTER_LINK_RATE ?= 1gbit
 VCLUSTER_OUT       := $(abspath $(BUILD)/vcluster-smoke)
 # ReFrame --system for the smoke run: vcluster:srun (srun --mpi=pmix) or vcluster (also mpirun)
 VCLUSTER_PARTITIONS ?= vcluster
+# What vcluster-run selects (default: the suite's smoke set and the vcluster intra/inter NetPIPE pair)
+VCLUSTER_RFM_OPTS ?= -c reframe/yeebench/vcluster/checks/vcluster_pt2pt.py -t smoke
+VCLUSTER_RUN_OUT  := $(abspath $(BUILD)/vcluster-run)
+# where vcluster-run records its runs (results/ is the suite's recorded history; pass it to keep one)
+VCLUSTER_RESULTS  ?= $(VCLUSTER_RUN_OUT)/results
 
 PYTEST_PATHS += reframe/yeebench/vcluster/tests
 TEST_TARGETS += test-vcluster
 
-.PHONY: vcluster-up vcluster-down vcluster-status test-vcluster
+.PHONY: vcluster-up vcluster-down vcluster-status vcluster-run test-vcluster
 
 vcluster-up: venv
 	$(VENV)/bin/yeebench vcluster up --nodes $(VCLUSTER_NODES) --link-rate $(VCLUSTER_LINK_RATE)
@@ -24,6 +30,15 @@ vcluster-down: venv
 
 vcluster-status: venv
 	$(VENV)/bin/yeebench vcluster status
+
+vcluster-run: venv
+	@mkdir -p $(VCLUSTER_RUN_OUT)
+	@rc=0; YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(VCLUSTER_RUN_OUT)/reframe $(VENV)/bin/yeebench vcluster exec -- \
+	  $(VENV)/bin/reframe -C reframe/config/settings.py -c reframe/checks $(VCLUSTER_RFM_OPTS) --system vcluster \
+	  --exec-policy=serial -r --report-file $(VCLUSTER_RUN_OUT)/report.json || rc=$$?; \
+	test -s $(VCLUSTER_RUN_OUT)/report.json && $(VENV)/bin/yeebench results ingest $(VCLUSTER_RUN_OUT)/report.json \
+	  --results-dir $(VCLUSTER_RESULTS); \
+	exit $$rc
 
 # `smoke` tears down the cluster it started in every case (failure, Ctrl-C, SIGTERM); a cluster that
 # was already up before is left alone and the stage fails.

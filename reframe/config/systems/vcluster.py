@@ -63,7 +63,7 @@ _extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps'
            'cpus_shared': _shared}
 
 
-def _partition(name, launcher, descr, env_vars):
+def _partition(name, launcher, descr, env_vars, features=()):
     return {
         'name': name,
         'descr': descr,
@@ -75,7 +75,7 @@ def _partition(name, launcher, descr, env_vars):
         'environs': ['host'],
         'max_jobs': 1,              # performance jobs must not share the virtual nodes' CPUs
         'time_limit': '10m',
-        'features': ['mpi', 'slurm', 'vcluster', 'hwloc'],
+        'features': ['mpi', 'slurm', 'vcluster', 'hwloc'] + list(features),
         'env_vars': _env_vars + env_vars,
         'processor': _processor,
         'extras': dict(_extras),
@@ -93,8 +93,10 @@ system = {
         # SLURM_MPI_TYPE=pmix is `srun --mpi=pmix` for every step (pmi2 does not start Open MPI 4 here).
         # Slurm itself does not bind on the virtual nodes (TaskPlugin=task/none: task/affinity would
         # bind outside a node's CPU set); ranks run on their node's CPUs, --cpu-bind is ignored.
+        # Feature `launcher-no-binding`: checks that need the launcher to bind ranks can exclude this
+        # partition with valid_systems = ['+mpi -launcher-no-binding'].
         _partition('srun', 'srun', 'srun --mpi=pmix launches the Open MPI ranks (no Slurm CPU binding)',
-                   [['SLURM_MPI_TYPE', 'pmix']]),
+                   [['SLURM_MPI_TYPE', 'pmix']], features=['launcher-no-binding']),
         _partition('mpirun', 'mpirun', "Open MPI's mpirun inside the allocation (orted started by srun)",
                    []),
     ],
