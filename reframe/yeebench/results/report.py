@@ -13,7 +13,7 @@ _CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em;color:#222;max-width:1200px}
 h1{margin-bottom:.2em} h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:13px;margin:.5em 0} th,td{border:1px solid #ddd;padding:3px 7px;text-align:left}
-th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f3f3f3} td{max-width:420px;overflow-wrap:break-word} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .regressed{background:#fbd5d5;font-weight:bold} .improved{background:#d5f5dc} .missing{background:#fff1c9}
 .changed{background:#e8e3fb} .figure{display:inline-block;margin:.4em;vertical-align:top}
 .figure img{max-width:560px;border:1px solid #ddd} .muted{color:#777;font-size:12px}
@@ -65,7 +65,7 @@ def _fom_table(run, verdicts):
         sample = members[0]
         verdict = verdicts.get(key, {})
         change = verdict.get("change")
-        rows.append([sample["check"], key[4], sample["metric"], stats.median(values), min(values), max(values),
+        rows.append([sample["check"], key[4].replace(",", ", "), sample["metric"], stats.median(values), min(values), max(values),
                      len(values), sample["unit"] or "-",
                      f"{sample['direction']} ({sample['direction_source']})",
                      verdict.get("verdict", "-"), "-" if change is None else f"{change * 100:+.1f}%"])
@@ -125,8 +125,9 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
     verdicts_by_run = []
     if baseline is not None:
         parts.append(f"<h2>Verdicts against the baseline</h2><p>threshold {threshold * 100:g}%, "
-                     f"noise-aware (median, MAD spread, Mann-Whitney with &ge;{compare.MIN_REPEATS_FOR_TEST} repeats "
-                     f"each); change is signed so that positive is worse.</p>")
+                     f"noise-aware (best repeat of each side, MAD spread, Mann-Whitney with "
+                     f"&ge;{compare.MIN_REPEATS_FOR_TEST} repeats each); change is signed so that positive "
+                     f"is worse.</p>")
         summary_rows = []
         for run in runs:
             results = compare.compare_rows(baseline.rows, run.rows, threshold=threshold)
