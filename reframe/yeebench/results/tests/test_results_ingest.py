@@ -185,3 +185,25 @@ def test_missed_reference_keeps_the_figure_marked(tmp_path):
     marked = [r for r in rows if r["testcase"] == case["unique_name"]]
     assert marked and {r["status"] for r in marked} == {"perf-fail"}
     assert {r["status"] for r in rows if r["testcase"] != case["unique_name"]} == {"pass"}
+
+
+def test_topology_parsing_of_a_two_socket_machine(monkeypatch):
+    from yeebench.results import host_info
+    outputs = {
+        "lscpu": "CPU(s):              32\nModel name:          Xeon X5550\nCore(s) per socket:  8\n"
+                 "Socket(s):           2\nNUMA node(s):        2\n",
+        "numactl": "available: 2 nodes (0-1)\nnode 0 cpus: 0 1\nnode distances:\nnode   0   1 \n"
+                   "  0:  10  21 \n  1:  21  10 \n",
+    }
+    monkeypatch.setattr(host_info, "_run", lambda argv, cwd=None: outputs.get(argv[0]))
+    topo = host_info.topology.__wrapped__()
+    assert topo == {"sockets": 2, "cores": 16, "cpus": 32, "numa_nodes": 2,
+                    "numa_distances": [[10, 21], [21, 10]], "model": "Xeon X5550"}
+
+
+def test_missing_tools_give_nulls(monkeypatch):
+    from yeebench.results import host_info
+    monkeypatch.setattr(host_info, "_run", lambda argv, cwd=None: None)
+    assert host_info.mpi_version.__wrapped__() is None and host_info.ucx_version.__wrapped__() is None
+    assert host_info.topology.__wrapped__()["numa_nodes"] is None
+    assert host_info.git_state("/nonexistent") == (None, None)
