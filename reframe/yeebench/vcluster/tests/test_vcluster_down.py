@@ -103,6 +103,7 @@ def test_smoke_leaves_an_existing_cluster_alone(tmp_path, monkeypatch):
 def test_smoke_skips_with_reason_where_unsupported(tmp_path, monkeypatch, capsys):
     from yeebench.vcluster import preflight, smoke
     monkeypatch.setattr(preflight, "check", lambda shaping=True: "the kernel has no network namespaces")
+    monkeypatch.setattr(cluster, "up", lambda layout: pytest.fail("must not start a cluster"))
     assert smoke.run_smoke(2, "1gbit", str(tmp_path), "vcluster", False, 0.15, str(tmp_path), True) == 0
     assert "SKIPPED" in capsys.readouterr().out
     assert smoke.run_smoke(2, "1gbit", str(tmp_path), "vcluster", False, 0.15, str(tmp_path), False) == 2
@@ -125,3 +126,17 @@ def test_failed_up_keeps_logs_but_not_the_state_file(tmp_path):
     cluster.remove_state_tree(str(tmp_path), keep_logs=True)
     assert (tmp_path / "ctld" / "slurmctld.log").exists()
     assert not (tmp_path / state.STATE_FILE).exists()
+
+
+def test_smoke_without_shaping_support_still_runs_unshaped(tmp_path, monkeypatch, capsys):
+    from yeebench.vcluster import preflight, smoke
+    monkeypatch.setattr(preflight, "check", lambda shaping=True: "no ifb" if shaping else None)
+    started = []
+
+    def fake_up(layout):
+        started.append(layout.link_rate_bps)
+        raise cluster.ClusterError("stop here")
+    monkeypatch.setattr(cluster, "up", fake_up)
+    assert smoke.run_smoke(2, "1gbit", str(tmp_path / "o"), "vcluster", False, 0.15, str(tmp_path / "s"), True) == 1
+    assert started == [None]
+    assert "link-rate check SKIPPED" in capsys.readouterr().out
