@@ -8,11 +8,6 @@ from yeebench.results.errors import ResultsError
 DEFAULT_RESULTS_DIR = "results"
 
 
-def _usage_error(message):
-    from yeebench.cli import UsageError
-    return UsageError(message)
-
-
 def parse_threshold(text):
     """'5%' or '0.05' -> 0.05; anything else is a usage error."""
     raw = text.strip()

@@ -1,6 +1,5 @@
 """Resolve a RUN_OR_DIR argument into rows: a run directory, a folder of runs
 (rows pooled, so their spread includes run-to-run variation) or a baseline file."""
-import json
 from pathlib import Path
 
 from yeebench.results import store

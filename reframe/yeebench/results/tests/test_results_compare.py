@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from results_testutil import REPORT_A, ingested, run_cli, synthetic_run
+from results_testutil import ingested, run_cli, synthetic_run
 from yeebench.results import compare, stats
 from yeebench.results.cli import parse_threshold
 
