@@ -29,3 +29,27 @@ test-solver: test-solver-release test-solver-sanitize
 
 bench-solver: build-solver
 	python3 solver/bench/run_bench.py --yee $(PREFIX)/bin/yee --triad $(PREFIX)/bin/yee-triad --out $(BUILD)/solver-bench.json
+
+# CUDA backend. CI has nvcc but no GPU: test-solver-cuda-build compiles the backend with
+# nvcc (CUDA_ARCHS -> CMAKE_CUDA_ARCHITECTURES, default 90 = sm_90 + PTX) and runs its
+# tests; the GPU ones report "Skipped" with the reason where nvidia-smi lists no GPU.
+#   make build-solver-cuda       CUDA build into $(BUILD)/solver-cuda (not installed over the CPU yee)
+#   make bench-solver-cuda       on a GPU node: Gcells/s, GB/s, % of measured copy bandwidth
+SOLVER_CUDA := $(BUILD)/solver-cuda
+CUDA_ARCHS  ?= 90
+TEST_TARGETS += test-solver-cuda-build
+
+.PHONY: build-solver-cuda test-solver-cuda-build bench-solver-cuda
+
+build-solver-cuda:
+	cmake -S solver -B $(SOLVER_CUDA) -DCMAKE_BUILD_TYPE=Release -DYEE_BACKEND=cuda \
+	  -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHS)" -DYEE_CPU_BIN=$(abspath $(SOLVER_BUILD))/yee
+	cmake --build $(SOLVER_CUDA) -j$(JOBS)
+
+test-solver-cuda-build: build-solver-cuda build-solver
+	cd $(SOLVER_CUDA) && { ctest --output-on-failure -L 'cuda-host|cuda-gpu'; rc=$$?; \
+	  grep -h '^SKIP' Testing/Temporary/LastTest.log || true; exit $$rc; }
+
+bench-solver-cuda: build-solver-cuda
+	python3 solver/bench/run_cuda_bench.py --yee $(SOLVER_CUDA)/yee --copy $(SOLVER_CUDA)/yee-cuda-copy \
+	  --out $(BUILD)/solver-cuda-bench.json

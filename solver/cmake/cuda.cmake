@@ -32,4 +32,10 @@ function(yee_cuda_backend target)
   # Static CUDA runtime (CMake's default): the binary needs only the driver at run time.
   set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Static)
 endfunction()
+
+# Measured device-memory bandwidth, the benchmark's yardstick (bench/run_cuda_bench.py).
+add_executable(yee-cuda-copy bench/cuda_copy.cu)
+set_target_properties(yee-cuda-copy PROPERTIES CUDA_RUNTIME_LIBRARY Static)
+install(TARGETS yee-cuda-copy RUNTIME DESTINATION bin)
+
 message(STATUS "yee: CUDA backend, nvcc ${CMAKE_CUDA_COMPILER_VERSION}, CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}")

@@ -78,6 +78,7 @@ std::string report_json(const ReportContext& ctx) {
     << ", \"cells\": " << (long long)cells << ", \"steps\": " << o.steps << ", \"ranks\": " << ctx.ranks
     << ", \"threads\": " << ctx.threads << ", \"dims\": [" << o.dims[0] << ", " << o.dims[1] << ", " << o.dims[2]
     << "], \"precision\": " << str(o.precision) << ", \"backend\": " << str(kernels::backend_name())
+    << ", \"device\": " << str(r.device) << ", \"halo_path\": " << str(r.halo_path)
     << ", \"kernel\": " << str(o.kernel) << ", \"courant\": " << num(o.courant)
     << ", \"mcells_per_s\": " << num(updates / total / 1e6) << ", \"seconds\": {"
     << "\"update_h\": " << num(ph[kUpdateH]) << ", \"update_e\": " << num(ph[kUpdateE])
