@@ -15,15 +15,16 @@ build-solver:
 	cmake --build $(SOLVER_BUILD) -j$(JOBS)
 	cmake --install $(SOLVER_BUILD)
 
-# Cavity modes, energy, decomposition invariance (mpirun, up to 8 ranks), divergence, bad input.
+# Cavity modes, energy, decomposition invariance (mpirun, up to 8 ranks), divergence, bad input,
+# field output (its tests use the venv's numpy/h5py through YEE_PY).
 test-solver-release: build-solver
-	cd $(SOLVER_BUILD) && ctest --output-on-failure -L verify
+	cd $(SOLVER_BUILD) && YEE_PY=$(abspath $(PY)) ctest --output-on-failure -L verify
 
 # ASan + UBSan build: small tests and >= 1000 fuzzed command lines / config files.
 test-solver-sanitize:
 	cmake -S solver -B $(SOLVER_SAN) -DCMAKE_BUILD_TYPE=Debug -DYEE_SANITIZE=ON -DYEE_MARCH=
 	cmake --build $(SOLVER_SAN) -j$(JOBS)
-	cd $(SOLVER_SAN) && ctest --output-on-failure -L sanitize
+	cd $(SOLVER_SAN) && YEE_PY=$(abspath $(PY)) ctest --output-on-failure -L sanitize
 
 test-solver: test-solver-release test-solver-sanitize
 
