@@ -117,6 +117,10 @@ def stop_pids(pids: List[int], expect_in_cmdline: Optional[str] = None, grace: f
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+    deadline = time.monotonic() + 2.0      # SIGKILL is not instant: wait until they are gone
+    while time.monotonic() < deadline and any(alive(p) for p in targets):
+        _reap()
+        time.sleep(0.02)
     _reap()
     return targets
 

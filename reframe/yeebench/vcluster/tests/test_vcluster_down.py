@@ -50,10 +50,14 @@ def test_down_after_crash_stops_recorded_daemon_but_not_a_reused_pid(tmp_path, n
 
 
 def test_stop_pids_escalates_to_kill(tmp_path):
-    stubborn = subprocess.Popen(["bash", "-c", "trap '' TERM; sleep 30 & wait"])
-    time.sleep(0.2)
-    daemons.stop_pids([stubborn.pid], grace=0.5)
-    assert stubborn.wait(timeout=5) != 0
+    stubborn = subprocess.Popen(["bash", "-c", "trap '' TERM; echo ready; sleep 30 & wait"],
+                                stdout=subprocess.PIPE, text=True)
+    assert stubborn.stdout.readline().strip() == "ready"         # TERM is ignored from here on
+    t0 = time.monotonic()
+    assert daemons.stop_pids([stubborn.pid], grace=0.5) == [stubborn.pid]
+    # stop_pids reaps its own children, so ask the kernel rather than Popen's return code
+    assert not daemons.alive(stubborn.pid)
+    assert time.monotonic() - t0 >= 0.5                          # it waited, then killed
 
 
 def test_up_refuses_a_second_cluster(tmp_path, monkeypatch):
