@@ -298,14 +298,6 @@ void validate(Options& o) {
       if (p[d] >= o.n[d])
         throw UsageError("--probe: index " + std::to_string(p[d]) + " is outside the grid (n" + "xyz"[d] + "=" +
                          std::to_string(o.n[d]) + ")");
-  // Memory: 6 field arrays with one ghost layer per side must fit in this machine's RAM.
-  const double words = double(o.n[0] + 2) * double(o.n[1] + 2) * double(o.n[2] + 2) * 6.0;
-  const double bytes = words * (o.precision == "f64" ? 8.0 : 4.0);
-  const double phys = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
-  if (phys > 0 && bytes > 0.9 * phys)
-    throw UsageError("grid " + std::to_string(o.n[0]) + "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) +
-                     " needs " + std::to_string(long(bytes / 1073741824.0)) + " GiB of fields, more than this machine's " +
-                     std::to_string(long(phys / 1073741824.0)) + " GiB");
   if (double(o.steps) * double(o.probes.size()) > 1e8)
     throw UsageError("--probe: " + std::to_string(o.probes.size()) + " probes x " + std::to_string(o.steps) +
                      " steps is more than 1e8 samples");
@@ -391,6 +383,17 @@ void validate_for_ranks(Options& o, int ranks) {
       throw UsageError("no process grid for " + std::to_string(ranks) + " ranks fits a " + std::to_string(o.n[0]) +
                        "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) + " grid");
   }
+  // Memory: one rank's 6 field arrays (largest block, one ghost layer per side) must fit
+  // in this machine's RAM; checked per rank so large grids spread over many nodes pass.
+  double words = 6.0;
+  for (int d = 0; d < 3; ++d) words *= double((o.n[d] + o.dims[d] - 1) / o.dims[d] + 2);
+  const double bytes = words * (o.precision == "f64" ? 8.0 : 4.0);
+  const double phys = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (phys > 0 && bytes > 0.9 * phys)
+    throw UsageError("grid " + std::to_string(o.n[0]) + "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) +
+                     " needs " + std::to_string(long(bytes / 1073741824.0)) + " GiB of fields per rank on " +
+                     std::to_string(ranks) + " rank(s), more than this machine's " +
+                     std::to_string(long(phys / 1073741824.0)) + " GiB");
 }
 
 std::string help_text() {
