@@ -13,6 +13,7 @@ from reframe.core.builtins import parameter, run_after, run_before, sanity_funct
 from yeebench.base import MPIRUN_LAUNCHERS, YeebenchCheck
 from yeebench.placement import Placement, PlacementError
 from yeebench.solver import AffinityProbeMixin, SolverMixin
+from yeebench.topology import format_cpulist
 
 # (placement, threads per rank, binding): 'core' pins a rank to exactly its threads'
 # cores, 'object' to its whole socket / NUMA node (paper 000's rank-per-socket runs).
@@ -60,9 +61,13 @@ class BindingBase(AffinityProbeMixin, YeebenchCheck):
         problems = self.resolved.verify(report['placement'])
         if report.get('threads_per_rank', self.resolved.threads) != self.resolved.threads:
             problems.append(f'{report["threads_per_rank"]} threads per rank, {self.resolved.threads} requested')
+        observed = {}
+        for rec in report['placement']:
+            observed.setdefault(f'{rec.get("host", "?")}/{rec["rank"]}', set()).update(rec.get('cpus') or [])
         self.observations['placement'] = {
             'requested': f'{self.layout[0]} x {self.resolved.threads} threads, bind {self.layout[2]}',
-            'ranks': self.resolved.num_tasks, 'problems': problems}
+            'ranks': self.resolved.num_tasks, 'problems': problems,
+            'observed_cpus': {k: format_cpulist(v) for k, v in sorted(observed.items())}}
         return problems
 
 
