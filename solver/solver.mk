@@ -34,7 +34,7 @@ bench-solver: build-solver
 # CUDA backend. CI has nvcc but no GPU: test-solver-cuda-build compiles the backend with
 # nvcc (CUDA_ARCHS -> CMAKE_CUDA_ARCHITECTURES, default 90 = sm_90 + PTX) and runs its
 # tests; the GPU ones report "Skipped" with the reason where nvidia-smi lists no GPU.
-#   make build-solver-cuda       CUDA build into $(BUILD)/solver-cuda (not installed over the CPU yee)
+#   make build-solver-cuda       CUDA build into $(BUILD)/solver-cuda: yee-cuda, yee-cuda-copy (not installed)
 #   make bench-solver-cuda       on a GPU node: Gcells/s, GB/s, % of measured copy bandwidth
 SOLVER_CUDA := $(BUILD)/solver-cuda
 CUDA_ARCHS  ?= 90
@@ -52,5 +52,5 @@ test-solver-cuda-build: build-solver-cuda build-solver
 	  grep -h '^SKIP' Testing/Temporary/LastTest.log || true; exit $$rc; }
 
 bench-solver-cuda: build-solver-cuda
-	python3 solver/bench/run_cuda_bench.py --yee $(SOLVER_CUDA)/yee --copy $(SOLVER_CUDA)/yee-cuda-copy \
+	python3 solver/bench/run_cuda_bench.py --yee $(SOLVER_CUDA)/yee-cuda --copy $(SOLVER_CUDA)/yee-cuda-copy \
 	  --out $(BUILD)/solver-cuda-bench.json

@@ -4,7 +4,7 @@ measured copy bandwidth (yee-cuda-copy, measured in the same run) for each grid 
 precision (default 256^3 and 512^3, f32 and f64). Best of --repeats runs per case.
 Target (DESIGN/solver README): >= 75% of measured bandwidth at 512^3 f32.
 
-  run_cuda_bench.py --yee build/solver-cuda/yee --copy build/solver-cuda/yee-cuda-copy \\
+  run_cuda_bench.py --yee build/solver-cuda/yee-cuda --copy build/solver-cuda/yee-cuda-copy \\
                     [--sizes 256,512] [--precisions f32,f64] [--steps 200] [--repeats 3] [--out FILE]
 
 Writes one JSON object (schema "yee-cuda-bench") to --out (atomically) or stdout, and a
@@ -56,7 +56,7 @@ def precision_list(s):
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--yee", required=True, help="the CUDA build's yee")
+    ap.add_argument("--yee", required=True, help="the CUDA build's yee (yee-cuda)")
     ap.add_argument("--copy", required=True, help="yee-cuda-copy (measured device bandwidth)")
     ap.add_argument("--sizes", type=int_list, default=[256, 512], help="cubic grid edges (default 256,512)")
     ap.add_argument("--precisions", type=precision_list, default=["f32", "f64"], help="default f32,f64")

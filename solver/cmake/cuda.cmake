@@ -30,7 +30,8 @@ set(YEE_CUDA_SUMMARY " nvcc-${CMAKE_CUDA_COMPILER_VERSION} arch=${CMAKE_CUDA_ARC
 function(yee_cuda_backend target)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${YEE_CUDA_FLAGS}>")
   # Static CUDA runtime (CMake's default): the binary needs only the driver at run time.
-  set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Static)
+  # Named yee-cuda so that it installs beside the CPU build's yee in one prefix.
+  set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Static OUTPUT_NAME yee-cuda)
 endfunction()
 
 # Measured device-memory bandwidth, the benchmark's yardstick (bench/run_cuda_bench.py).

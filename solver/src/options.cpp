@@ -175,8 +175,8 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string&) { o.overwrite = true; }},
       {"output-fsync", nullptr, "fsync every output file before it gets its final name",
        [](Options& o, const std::string&) { o.output_fsync = true; }},
-      {"gpu-per-rank", nullptr, "CUDA backend: rank r of a node uses GPU r and every rank needs its own GPU "
-                                "(default: GPU = node-local rank modulo the GPU count)",
+      {"gpu-per-rank", nullptr, "CUDA backend: node-local rank r uses GPU r, error when a node has more ranks "
+                                "than visible GPUs (default: GPU = local rank modulo the GPU count, shared)",
        [](Options& o, const std::string&) { o.gpu_per_rank = true; }},
       {"cuda-aware", "auto|on|off", "CUDA backend: hand device halo buffers to MPI directly (on), stage them "
                                     "through host memory (off), or ask the MPI library (default auto)",

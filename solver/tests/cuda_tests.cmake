@@ -1,6 +1,7 @@
 # Tests of the CUDA build (YEE_BACKEND=cuda), included by tests/CMakeLists.txt.
 #  cuda-host: need no GPU (CI runs them): identity, embedded device code, usage errors,
-#             the no-device error path, the benchmark script's arithmetic.
+#             the no-device error path, the benchmark script's arithmetic, and the
+#             halo's staged / direct paths (CPU build with YEE_HALO_STAGING=1).
 #  cuda-gpu:  the CPU backend's verification suite against the CUDA build, and CPU-vs-GPU
 #             field equality; each exits 77 (ctest: Skipped) with the reason when
 #             nvidia-smi lists no GPU. YEE_CPU_BIN: the CPU build's yee (the reference).
@@ -9,6 +10,7 @@ list(APPEND _env "YEE_CUDA_ARCHS=${CMAKE_CUDA_ARCHITECTURES}" "YEE_CPU_BIN=${YEE
 
 yee_test(cuda_host test_cuda_host.py TIMEOUT 300 LABEL cuda-host)
 yee_test(cuda_bench_script test_cuda_bench.py TIMEOUT 120 LABEL cuda-host)
+yee_test(cuda_halo_staging test_cuda_staging.py TIMEOUT 300 LABEL cuda-host)
 foreach(_t cavity_modes:test_cavity.py energy_conservation:test_energy.py
            decomposition_invariance:test_decomposition.py divergence_and_courant:test_divergence.py
            bad_input:test_bad_input.py)

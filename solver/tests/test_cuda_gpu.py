@@ -2,7 +2,8 @@
 when the machine has none):
   - the same run on the CPU and the GPU gives bitwise-equal fields (both compute the
     same expressions in the same order without FMA contraction: checksum equality),
-    energies equal to the precision's round-off, probe series equal;
+    energies equal to the precision's round-off, probe series within a precision-sized
+    tolerance (reported) and bitwise equal;
   - GPU runs on 1..8 ranks (sharing the GPU round-robin) give bitwise-identical fields
     for both halo paths (host staging; CUDA-aware MPI when the MPI library has it);
   - the report names the backend and its bytes-per-cell model (18 words per cell).
@@ -46,7 +47,7 @@ def yee(binary, args, ranks=1):
     return rep
 
 
-for precision, energy_tol in (("f32", 1e-6), ("f64", 1e-13)):
+for precision, energy_tol, field_tol in (("f32", 1e-6, 1e-5), ("f64", 1e-13, 1e-12)):
     for kernel in ("fused", "split"):
         args = COMMON + ["--precision", precision, "--kernel", kernel]
         cpu, gpu = yee(CPU, args), yee(YEE, args)
@@ -58,8 +59,12 @@ for precision, energy_tol in (("f32", 1e-6), ("f64", 1e-13)):
         rel = abs(gpu["energy"] - cpu["energy"]) / abs(cpu["energy"])
         check(rel <= energy_tol, "%s: energy relative difference %.2e <= %g (sums in another order)" % (
             label, rel, energy_tol))
-        check(gpu["_probes"] == cpu["_probes"] and len(cpu["_probes"]) == 2 * 40,
-              "%s: probe series equal (%d samples)" % (label, len(cpu["_probes"])))
+        scale = max(abs(x) for x in cpu["_probes"])
+        diff = max(abs(x - y) for x, y in zip(gpu["_probes"], cpu["_probes"]))
+        check(len(gpu["_probes"]) == len(cpu["_probes"]) == 2 * 40 and scale > 0 and diff <= field_tol * scale,
+              "%s: probe series agree within %g of their maximum (max difference %.3g, scale %.3g)" % (
+                  label, field_tol, diff, scale))
+        check(gpu["_probes"] == cpu["_probes"], "%s: probe series bitwise equal" % label)
         check(gpu["bytes_per_cell"] == 18 * (4 if precision == "f32" else 8),
               "%s: bytes_per_cell %s is the 18-word model" % (label, gpu["bytes_per_cell"]))
 

@@ -152,7 +152,13 @@ long tile_rows(const Fields<T>& f) {
 const char* backend_name() { return "cpu"; }
 
 std::string select_device(int, int, bool) { return "host"; }
-bool messages_on_device() { return false; }
+// Test aid: YEE_HALO_STAGING=1 makes the halo treat these host buffers as device memory,
+// so machines without a GPU exercise its staged and direct-to-MPI paths too.
+bool messages_on_device() {
+  static const char* v = std::getenv("YEE_HALO_STAGING");
+  static const bool staging = v && std::strcmp(v, "1") == 0;
+  return staging;
+}
 void* alloc_message(std::size_t bytes) {
   void* p = std::calloc(bytes ? bytes : 1, 1);
   if (!p) throw std::bad_alloc();

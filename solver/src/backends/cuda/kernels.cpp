@@ -415,7 +415,9 @@ std::string select_device(int local_rank, int local_size, bool gpu_per_rank) {
     throw std::runtime_error(std::string("CUDA backend: no usable GPU (cudaGetDeviceCount: ") +
                              cudaGetErrorString(e) + ")");
   if (count < 1) throw std::runtime_error("CUDA backend: no GPU visible to this process");
-  if (gpu_per_rank && local_size > count)
+  // One visible device per rank usually means the launcher bound it (CUDA_VISIBLE_DEVICES,
+  // srun --gpus-per-task): accept that; otherwise the node's ranks need count >= ranks.
+  if (gpu_per_rank && count > 1 && local_size > count)
     throw std::runtime_error("--gpu-per-rank: " + std::to_string(local_size) + " ranks on this node but " +
                              std::to_string(count) + " GPU(s)");
   const int device = local_rank % count;
