@@ -23,14 +23,17 @@
 #include <vector>
 
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/stencil.hpp"
 #include "kernel_contract.hpp"
 
 namespace yee {
 namespace kernels {
 namespace {
 
-constexpr int kBlockK = 32;  // threads along k (one warp: one 128 B line in f32)
-constexpr int kBlockJ = 8;   // threads along j
+using cuda::dev;
+using cuda::DevFields;
+using cuda::kBlockJ;
+using cuda::kBlockK;
 constexpr int kReduceThreads = 256;
 
 int g_sm_count = 0;  // of the selected device, for the launch geometry
@@ -63,53 +66,20 @@ struct Scratch {
 };
 Scratch g_partials, g_result;
 
-template <typename T>
-constexpr long align_elems() {
-  return 128 / long(sizeof(T));
-}
-
-// Everything a kernel needs of Fields, by value (no host pointers inside).
-template <typename T>
-struct DevFields {
-  T* ex;
-  T* ey;
-  T* ez;
-  T* hx;
-  T* hy;
-  T* hz;
-  long sx, sy;
-  long goff[3];
-};
-
-template <typename T>
-DevFields<T> dev(const Fields<T>& f) {
-  return {f.comp[kEx], f.comp[kEy], f.comp[kEz], f.comp[kHx], f.comp[kHy], f.comp[kHz],
-          f.sx,        f.sy,        {f.goff[0], f.goff[1], f.goff[2]}};
-}
-
-// Launch geometry over a box: x = k (warps), y = j, z = chunks of i planes.
+// Launch geometry of a box (plan in stencil.hpp).
 struct Geometry {
   dim3 grid, block;
-  long span;  // i planes per thread
+  long span;
   long blocks() const { return long(grid.x) * grid.y * grid.z; }
 };
 
 Geometry geometry(const Box& b) {
-  const long nk = b.hi[2] - b.lo[2], nj = b.hi[1] - b.lo[1], ni = b.hi[0] - b.lo[0];
-  Geometry g;
-  g.block = dim3(kBlockK, kBlockJ, 1);
-  const long gx = (nk + kBlockK - 1) / kBlockK;
-  const long gy = std::min<long>((nj + kBlockJ - 1) / kBlockJ, 65535);  // kernels stride over j beyond
-  // Enough threads for ~4 full waves of resident threads (2048 per SM), the rest of the
-  // i extent marched by each thread.
-  const long resident = long(std::max(g_sm_count, 1)) * 2048;
-  const long per_chunk = gx * gy * kBlockK * kBlockJ;
-  long chunks = std::max<long>(1, (4 * resident + per_chunk - 1) / per_chunk);
-  chunks = std::min<long>({chunks, ni, 65535});
-  g.span = (ni + chunks - 1) / chunks;
-  chunks = (ni + g.span - 1) / g.span;
-  g.grid = dim3(unsigned(gx), unsigned(gy), unsigned(chunks));
-  return g;
+  const cuda::LaunchPlan p = cuda::plan_launch(b, g_sm_count);
+  return {dim3(unsigned(p.gx), unsigned(p.gy), unsigned(p.gz)), dim3(kBlockK, kBlockJ, 1), p.span};
+}
+
+__device__ inline cuda::ThreadIds thread_ids() {
+  return {long(blockIdx.x), long(blockIdx.y), long(blockIdx.z), long(threadIdx.x), long(threadIdx.y), long(gridDim.y)};
 }
 
 // ---------------------------------------------------------------------------- updates
@@ -119,33 +89,8 @@ Geometry geometry(const Box& b) {
 template <typename T, bool kEnergy>
 __global__ void __launch_bounds__(kBlockK* kBlockJ)
     h_kernel(DevFields<T> f, Box b, long span, T c, double2* partials) {
-  const long k = b.lo[2] + long(blockIdx.x) * kBlockK + threadIdx.x;
-  const long i0 = b.lo[0] + long(blockIdx.z) * span;
-  const long i1 = min(b.hi[0], i0 + span);
   double se = 0.0, sh = 0.0;
-  if (k < b.hi[2]) {
-    for (long j = b.lo[1] + long(blockIdx.y) * kBlockJ + threadIdx.y; j < b.hi[1]; j += long(gridDim.y) * kBlockJ) {
-      long o = i0 * f.sx + j * f.sy + k;
-      T ey_i = f.ey[o], ez_i = f.ez[o];
-      for (long i = i0; i < i1; ++i, o += f.sx) {
-        const T ex_i = f.ex[o];
-        const T ey_n = f.ey[o + f.sx], ez_n = f.ez[o + f.sx];  // plane i+1, reused as plane i next
-        const T hx = f.hx[o], hy = f.hy[o], hz = f.hz[o];
-        const T nx = hx - c * ((f.ez[o + f.sy] - ez_i) - (f.ey[o + 1] - ey_i));
-        const T ny = hy - c * ((f.ex[o + 1] - ex_i) - (ez_n - ez_i));
-        const T nz = hz - c * ((ey_n - ey_i) - (f.ex[o + f.sy] - ex_i));
-        if (kEnergy) {
-          se += double(ex_i) * ex_i + double(ey_i) * ey_i + double(ez_i) * ez_i;
-          sh += double(hx) * nx + double(hy) * ny + double(hz) * nz;
-        }
-        f.hx[o] = nx;
-        f.hy[o] = ny;
-        f.hz[o] = nz;
-        ey_i = ey_n;
-        ez_i = ez_n;
-      }
-    }
-  }
+  cuda::h_thread<T, kEnergy>(f, b, span, c, thread_ids(), se, sh);
   if (kEnergy) {
     // Fixed-shape tree over the block: same order on every run.
     __shared__ double s_e[kBlockK * kBlockJ], s_h[kBlockK * kBlockJ];
@@ -168,31 +113,7 @@ __global__ void __launch_bounds__(kBlockK* kBlockJ)
 // E^{n+1} = E^n + c curl H^{n+1/2}, then PEC: tangential E on the walls at global index 0 is 0.
 template <typename T>
 __global__ void __launch_bounds__(kBlockK* kBlockJ) e_kernel(DevFields<T> f, Box b, long span, T c) {
-  const long k = b.lo[2] + long(blockIdx.x) * kBlockK + threadIdx.x;
-  if (k >= b.hi[2]) return;
-  const long i0 = b.lo[0] + long(blockIdx.z) * span;
-  const long i1 = min(b.hi[0], i0 + span);
-  const bool wall_k = f.goff[2] + k - 1 == 0;
-  for (long j = b.lo[1] + long(blockIdx.y) * kBlockJ + threadIdx.y; j < b.hi[1]; j += long(gridDim.y) * kBlockJ) {
-    const bool wall_j = f.goff[1] + j - 1 == 0;
-    long o = i0 * f.sx + j * f.sy + k;
-    T hy_p = f.hy[o - f.sx], hz_p = f.hz[o - f.sx];  // plane i-1
-    for (long i = i0; i < i1; ++i, o += f.sx) {
-      const T hx = f.hx[o], hy = f.hy[o], hz = f.hz[o];
-      T ex = f.ex[o] + c * ((hz - f.hz[o - f.sy]) - (hy - f.hy[o - 1]));
-      T ey = f.ey[o] + c * ((hx - f.hx[o - 1]) - (hz - hz_p));
-      T ez = f.ez[o] + c * ((hy - hy_p) - (hx - f.hx[o - f.sy]));
-      const bool wall_i = f.goff[0] + i - 1 == 0;
-      if (wall_i || wall_j) ez = T(0);
-      if (wall_i || wall_k) ey = T(0);
-      if (wall_j || wall_k) ex = T(0);
-      f.ex[o] = ex;
-      f.ey[o] = ey;
-      f.ez[o] = ez;
-      hy_p = hy;
-      hz_p = hz;
-    }
-  }
+  cuda::e_thread<T>(f, b, span, c, thread_ids());
 }
 
 // One block sums the per-block partials in a fixed order.
@@ -278,18 +199,8 @@ __global__ void poison_padding(T* a, long rows, long width, long sy) {
   for (long k = width + threadIdx.x; k < sy; k += blockDim.x) a[r * sy + k] = all_ones<T>();
 }
 
-// Face of `axis` at `layer`, other axes a (slow) and b (fast), owned ranges.
-struct Face {
-  long na, nb;
-  long s_layer, s_a, s_b;
-};
-
-template <typename T>
-Face face_of(const Fields<T>& f, int axis, long layer) {
-  const int a = axis == 0 ? 1 : 0, b = axis == 2 ? 1 : 2;
-  const long stride[3] = {f.sx, f.sy, 1};
-  return Face{f.n[a], f.n[b], layer * stride[axis], stride[a], stride[b]};
-}
+using cuda::Face;
+using cuda::face_of;
 
 template <typename T, bool kPack>
 __global__ void face_kernel(Face fc, T* c0, T* c1, T* buf) {
@@ -298,7 +209,7 @@ __global__ void face_kernel(Face fc, T* c0, T* c1, T* buf) {
   const long face = fc.na * fc.nb;
   for (long u = long(blockIdx.y) * blockDim.y + threadIdx.y; u < fc.na; u += long(gridDim.y) * blockDim.y) {
     const long q = u * fc.nb + v;
-    const long o = fc.s_layer + (u + 1) * fc.s_a + (v + 1) * fc.s_b;
+    const long o = fc.offset(u, v);
     if (kPack) {
       buf[q] = c0[o];
       buf[face + q] = c1[o];
@@ -455,8 +366,8 @@ void message_from_host(void* msg, const void* host, std::size_t bytes) {
 
 template <typename T>
 void allocate(Fields<T>& f) {
-  constexpr long A = align_elems<T>();
-  f.sy = (f.n[2] + 2 + A - 1) / A * A;
+  constexpr long A = cuda::align_elems<T>();
+  f.sy = cuda::padded_row<T>(f.n[2]);
   f.sx = f.sy * (f.n[1] + 2);
   f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2);
   const std::size_t bytes = (f.count + std::size_t(A)) * sizeof(T);
@@ -483,7 +394,7 @@ void allocate(Fields<T>& f) {
 template <typename T>
 void release(Fields<T>& f) {
   for (auto& p : f.comp) {
-    if (p) CUDA_CHECK(cudaFree(p - (align_elems<T>() - 1)));
+    if (p) CUDA_CHECK(cudaFree(p - (cuda::align_elems<T>() - 1)));
     p = nullptr;
   }
   g_partials.free();
@@ -522,24 +433,17 @@ void update_e(Fields<T>& f, const Box& box, T c) {
 // values equal update_h + update_e).
 template <typename T>
 void fused_part1(Fields<T>& f, T c) {
-  Box core = owned_box(f);
-  launch_h(f, core, c, nullptr);
-  for (int a = 0; a < 3; ++a)
-    if (f.defer_low[a]) core.lo[a] += 1;
-  launch_e(f, core, c);
+  const cuda::FusedSplit s = cuda::fused_split(f);
+  launch_h(f, s.owned, c, nullptr);
+  launch_e(f, s.core, c);
   finish();
 }
 
 template <typename T>
 void fused_part2(Fields<T>& f, T c) {
-  Box rest = owned_box(f);
-  for (int a = 0; a < 3; ++a) {
-    if (!f.defer_low[a]) continue;
-    Box slab = rest;
-    slab.hi[a] = rest.lo[a] + 1;
-    launch_e(f, slab, c);
-    rest.lo[a] += 1;
-  }
+  const cuda::FusedSplit s = cuda::fused_split(f);
+  for (int a = 0; a < 3; ++a)
+    if (s.has_slab[a]) launch_e(f, s.slab[a], c);
   finish();
 }
 
