@@ -32,6 +32,8 @@ F08_PROBE = "program p\n  use mpi_f08\n  call MPI_Init()\n  call MPI_Finalize()\
 class AcceptanceToolchain(YeebenchCheck, AcceptanceMixin):
     """C, C++ and Fortran compile and run; the program checks its own answer (paper 003 tests 5, 7)."""
 
+    time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
+
     lang = parameter(list(SERIAL_SOURCES))
     descr = "Compilers: a C, C++ or Fortran program builds, runs and computes the right sum"
     sourcesdir = SOURCES
@@ -55,6 +57,8 @@ class AcceptanceToolchain(YeebenchCheck, AcceptanceMixin):
 @rfm.simple_test
 class AcceptanceMPIBindings(YeebenchCheck, AcceptanceMixin):
     """MPI C, C++ and Fortran (mpi_f08 where available) on every core of every node (paper 003 test 10)."""
+
+    time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
 
     binding = parameter(list(MPI_SOURCES))
     descr = "MPI bindings: compile with the MPI wrappers, run on all cores of all nodes, Allreduce exact"
@@ -94,6 +98,8 @@ class AcceptanceMPIBindings(YeebenchCheck, AcceptanceMixin):
 @rfm.simple_test
 class AcceptanceLaunch(YeebenchCheck, AcceptanceMixin):
     """A job spans every node; each host answers once per rank slot; launch time is the FOM (test 6)."""
+
+    time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
 
     width = parameter(["one-per-node", "all-cores"])
     descr = "Scheduler and launcher: one job over every node, each host reports; launch time"

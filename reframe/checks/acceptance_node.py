@@ -18,6 +18,8 @@ from yeebench.base import YeebenchCheck
 class _NodeProbe(YeebenchCheck, AcceptanceMixin):
     """Runs the node probe once on every node (one rank per node)."""
 
+    time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
+
     @run_after("init")
     def set_probe(self):
         self.executable = python_command("yeebench.acceptance.nodeprobe")

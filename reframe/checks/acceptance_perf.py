@@ -214,6 +214,8 @@ class AcceptanceNUMACosts(YeebenchCheck, AcceptanceMixin):
 class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
     """Latency and bandwidth of every node pair, collectives over all nodes; outlier nodes named (tests 11-12)."""
 
+    time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
+
     descr = "Network: pair matrix with simultaneous pairs, Allreduce/Bcast checked; outlier nodes fail"
     sourcesdir = SOURCES
     executable = "./pairmatrix"

@@ -36,6 +36,12 @@ class AcceptanceMixin(rfm.RegressionTestPlugin):
         self.tags |= {"acceptance"}
         self.acceptance_details = []  # a fresh list per test, never the shared default
 
+    @run_after("setup")
+    def _fail_fast(self):
+        # one rank dying must end the job (Slurm keeps the others waiting in MPI otherwise)
+        if self.current_partition.launcher_type.registered_name == "srun":
+            self.job.launcher.options = list(self.job.launcher.options) + ["--kill-on-bad-exit=1"]
+
     def acceptance_skip_if(self, cond, reason):
         """Skip with a reason that also reaches the report."""
         if cond:
