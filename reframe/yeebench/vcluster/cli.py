@@ -130,6 +130,17 @@ def cmd_smoke(args) -> int:
                            args.tolerance, _state_dir(args), args.skip_unsupported)
 
 
+def _quiet_on_closed_pipe(func):
+    """`yeebench vcluster status | head -1` must not end in a traceback."""
+    def wrapped(args):
+        try:
+            return func(args)
+        except BrokenPipeError:
+            sys.stderr.close()
+            return 0
+    return wrapped
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "vcluster", help="virtual Slurm cluster on this machine (network namespaces as nodes)",
@@ -140,6 +151,7 @@ def register(subparsers) -> None:
 
     def add(name, func, help_text):
         p = sub.add_parser(name, help=help_text, description=help_text)
+        func = _quiet_on_closed_pipe(func)
         p.add_argument("--state-dir", help=f"where configs, logs and state live (default ${ENV_STATE_DIR} "
                                            f"or {DEFAULT_STATE_DIR})")
         p.set_defaults(func=func)

@@ -104,6 +104,9 @@ def up(layout: Layout, log=print) -> float:
         reason = str(err)
         down(layout.state_dir, log=lambda *_: None, keep_logs=True)
         raise ClusterError(reason)
+    except KeyboardInterrupt:          # Ctrl-C half-way: leave nothing behind
+        down(layout.state_dir, log=lambda *_: None)
+        raise
     return time.monotonic() - t0
 
 
