@@ -69,8 +69,7 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
     if reason:
         print(f"vcluster smoke: SKIPPED: this machine cannot host the virtual cluster: {reason}")
         return SKIPPED if skip_unsupported else 2
-    shutil.rmtree(out_dir, ignore_errors=True)
-    os.makedirs(out_dir)
+    _clear_outputs(out_dir)
     timings, rc = {}, 1
     try:
         timings["up"] = cluster.up(layout)
@@ -96,9 +95,13 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
         if not os.path.exists(report):
             print(f"vcluster smoke: ReFrame wrote no report (see {out_dir}/reframe.out)")
             return 1
-        run_dir = ingest(report, os.path.join(out_dir, "results"))
-        print(f"vcluster smoke: results {'ingested into ' + run_dir if run_dir else 'read from the report'}")
-        ok, lines = verify.verify(verify.load_rows(run_dir or report), layout.link_rate_bps, tolerance)
+        try:
+            run_dir = ingest(report, os.path.join(out_dir, "results"))
+            print(f"vcluster smoke: results {'ingested into ' + run_dir if run_dir else 'read from the report'}")
+            ok, lines = verify.verify(verify.load_rows(run_dir or report), layout.link_rate_bps, tolerance)
+        except (RuntimeError, verify.VerifyError) as err:
+            print(f"vcluster smoke: {err}")
+            return 1
         print("\n".join(lines))
         if rfm_rc != 0:
             print(f"vcluster smoke: ReFrame exit status {rfm_rc} (a check failed; see {out_dir}/reframe.out)")
@@ -109,6 +112,20 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
         signal.signal(signal.SIGTERM, previous_sigterm)
         print(f"vcluster smoke: {'PASSED' if rc == 0 else 'FAILED'}; up {timings.get('up', 0):.1f} s, "
               f"ReFrame {timings.get('reframe', 0):.1f} s, down {timings['down']:.1f} s")
+
+
+OUTPUTS = ("report.json", "reframe.out", "reframe", "results")
+
+
+def _clear_outputs(out_dir: str) -> None:
+    """Remove the previous run's outputs only: --out may name a directory holding other things."""
+    os.makedirs(out_dir, exist_ok=True)
+    for name in OUTPUTS:
+        path = os.path.join(out_dir, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            os.remove(path)
 
 
 def _terminate(signum, frame):

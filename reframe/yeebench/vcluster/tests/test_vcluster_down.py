@@ -144,3 +144,12 @@ def test_smoke_without_shaping_support_still_runs_unshaped(tmp_path, monkeypatch
     assert smoke.run_smoke(2, "1gbit", str(tmp_path / "o"), "vcluster", False, 0.15, str(tmp_path / "s"), True) == 1
     assert started == [None]
     assert "link-rate check SKIPPED" in capsys.readouterr().out
+
+
+def test_smoke_clears_only_its_own_outputs(tmp_path):
+    from yeebench.vcluster import smoke
+    (tmp_path / "reframe").mkdir()
+    (tmp_path / "report.json").write_text("{}")
+    (tmp_path / "notes.txt").write_text("keep")
+    smoke._clear_outputs(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
