@@ -32,7 +32,7 @@ vcluster-status: venv
 	$(VENV)/bin/yeebench vcluster status
 
 vcluster-run: venv
-	@mkdir -p $(VCLUSTER_RUN_OUT)
+	@mkdir -p $(VCLUSTER_RUN_OUT) && rm -f $(VCLUSTER_RUN_OUT)/report.json
 	@rc=0; YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(VCLUSTER_RUN_OUT)/reframe $(VENV)/bin/yeebench vcluster exec -- \
 	  $(VENV)/bin/reframe -C reframe/config/settings.py -c reframe/checks $(VCLUSTER_RFM_OPTS) --system vcluster \
 	  --exec-policy=serial -r --report-file $(VCLUSTER_RUN_OUT)/report.json || rc=$$?; \
