@@ -19,6 +19,7 @@ container platform; skips with the reason otherwise.
 """
 import os
 import shlex
+import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -33,6 +34,24 @@ from yeebench.parsers import ParseError, jsonreport, netpipe
 
 #: Platforms that start one container per rank under the host launcher (hybrid model).
 HYBRID_PLATFORMS = ('Apptainer', 'Singularity', 'Sarus', 'Shifter')
+
+
+def image_available(platform, image):
+    '''Whether the platform can start `image` here (Docker: the daemon has it; others: a .sif file).'''
+    if platform == 'Docker':
+        try:
+            return subprocess.run(['docker', 'image', 'inspect', image], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=60).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    return os.path.isfile(image) or '://' in image
+
+
+def image_missing_reason(platform, image):
+    if platform == 'Docker':
+        return (f'image {image} is not available from the Docker daemon (DOCKER_HOST='
+                f'{os.environ.get("DOCKER_HOST", "default")}): build it with containers/build-image.sh')
+    return f'image {image} not found: build it (containers/README.md) and pass -S SolverRun.image=PATH'
 
 
 class ContainerOrNativeRun(YeebenchCheck):
@@ -69,6 +88,8 @@ class ContainerOrNativeRun(YeebenchCheck):
         platform = self.current_partition.container_runtime or ''
         self.skip_if(self.where == 'container' and not platform,
                      f'partition {self.current_partition.fullname} declares no container platform')
+        if self.where == 'container':
+            self.skip_if(not image_available(platform, self.image), image_missing_reason(platform, self.image))
         host_path, image_name, args = self.program()
         bench = ' '.join(shlex.quote(a) for a in [host_path if self.where == 'native' else image_name, *args])
         if self.where == 'container' and platform in HYBRID_PLATFORMS:

@@ -39,12 +39,15 @@ class Directives:
 class FakeSpec:
     '''Just enough of a concrete spec for cmake_args(): variant values.'''
 
-    def __init__(self, variants):
-        self.variants = dict(variants)
+    def __init__(self, values):
+        self.values = dict(values)
+        self.variants = {k: types.SimpleNamespace(value=v) for k, v in self.values.items()}
 
     def satisfies(self, constraint):
         name = constraint.lstrip('+~')
-        value = self.variants.get(name)
+        if name not in self.values:
+            raise KeyError(f'variant {name!r} is not declared by the recipe')
+        value = self.values[name]
         return bool(value) if constraint.startswith('+') else not value
 
 
@@ -63,9 +66,14 @@ class FakeCMakePackage:
         return f'-D{name}={value}'
 
     def define_from_variant(self, name, variant):
-        if variant not in self.spec.variants:
+        if variant not in self.spec.values:
             raise KeyError(f'variant {variant!r} is not declared by the recipe')
-        return self.define(name, self.spec.variants[variant])
+        return self.define(name, self.spec.values[variant])
+
+
+class FakeCudaPackage:
+    '''The variants Spack's CudaPackage mixin declares.'''
+    mixin_variants = {'cuda': False, 'cuda_arch': 'none'}
 
 
 def load_recipe(package_dir):
@@ -81,11 +89,14 @@ def load_recipe(package_dir):
     api.__all__ = [n for n in dir(api) if not n.startswith('_')]
     cmake = types.ModuleType('spack_repo.builtin.build_systems.cmake')
     cmake.CMakePackage = FakeCMakePackage
+    cuda = types.ModuleType('spack_repo.builtin.build_systems.cuda')
+    cuda.CudaPackage = FakeCudaPackage
     fakes = {'spack': types.ModuleType('spack'), 'spack.package': api,
              'spack_repo': types.ModuleType('spack_repo'),
              'spack_repo.builtin': types.ModuleType('spack_repo.builtin'),
              'spack_repo.builtin.build_systems': types.ModuleType('spack_repo.builtin.build_systems'),
-             'spack_repo.builtin.build_systems.cmake': cmake}
+             'spack_repo.builtin.build_systems.cmake': cmake,
+             'spack_repo.builtin.build_systems.cuda': cuda}
     saved = {k: sys.modules.get(k) for k in fakes}
     sys.modules.update(fakes)
     try:
@@ -102,14 +113,18 @@ def load_recipe(package_dir):
     return module, directives
 
 
-def variant_defaults(directives):
-    return {args[0]: kwargs.get('default') for args, kwargs in directives.of('variant')}
+def variant_defaults(directives, cls=None):
+    '''Variant name -> default, including those of the CudaPackage mixin when `cls` uses it.'''
+    defaults = dict(getattr(cls, 'mixin_variants', {})) if cls is not None else {}
+    defaults.update({args[0]: kwargs.get('default') for args, kwargs in directives.of('variant')})
+    return defaults
 
 
 def cmake_cache_names(cmakelists):
-    '''Names of option(...) and set(... CACHE ...) entries of a CMakeLists.txt.'''
+    '''Names of option(...) and set(... CACHE ...) entries of a CMakeLists.txt and its cmake/*.cmake.'''
     import re
-    text = Path(cmakelists).read_text()
+    project = Path(cmakelists).parent
+    text = '\n'.join(p.read_text() for p in [Path(cmakelists), *sorted((project / 'cmake').glob('*.cmake'))])
     names = set(re.findall(r'^\s*option\(\s*(\w+)', text, re.M))
     names |= set(re.findall(r'^\s*set\(\s*(\w+)\s+[^)]*\bCACHE\b', text, re.M))
     return names

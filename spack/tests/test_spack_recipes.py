@@ -47,11 +47,12 @@ def test_every_cmake_define_is_an_option_of_the_project(package_dir, run_tests):
     class_name, folder, _ = RECIPE_FACTS[package_dir]
     module, directives = load_recipe(package_dir)
     cls = getattr(module, class_name)
-    package = cls(FakeSpec(variant_defaults(directives)))
+    package = cls(FakeSpec(variant_defaults(directives, cls)))
     package.run_tests = run_tests
     args = package.cmake_args()
     names = {a[2:].split('=', 1)[0] for a in args}
-    known = cmake_cache_names(REPO_ROOT / folder / 'CMakeLists.txt')
+    # CMake's own variables (CMAKE_CUDA_ARCHITECTURES, ...) are always options of a project.
+    known = cmake_cache_names(REPO_ROOT / folder / 'CMakeLists.txt') | {n for n in names if n.startswith('CMAKE_')}
     assert names <= known, f'{package_dir} passes {sorted(names - known)}, not options of {folder}/CMakeLists.txt'
     tests_option = {'yee': 'YEE_TESTS', 'yeebench_microbench': 'MICROBENCH_TESTS'}[package_dir]
     assert f'-D{tests_option}={"ON" if run_tests else "OFF"}' in args
@@ -62,7 +63,7 @@ def test_every_variant_reaches_cmake(package_dir):
     class_name, _, _ = RECIPE_FACTS[package_dir]
     module, directives = load_recipe(package_dir)
     cls = getattr(module, class_name)
-    defaults = variant_defaults(directives)
+    defaults = variant_defaults(directives, cls)
     for name, default in defaults.items():
         if not isinstance(default, bool):
             continue
@@ -76,3 +77,21 @@ def test_fake_define_from_variant_rejects_undeclared_variants():
     package = module.Yee(FakeSpec({}))
     with pytest.raises(KeyError):
         package.cmake_args()
+
+
+def test_yee_cuda_variant_selects_the_cuda_backend_and_architecture():
+    module, directives = load_recipe('yee')
+    defaults = variant_defaults(directives, module.Yee)
+    args = module.Yee(FakeSpec({**defaults, 'cuda': True, 'cuda_arch': ('90',)})).cmake_args()
+    assert '-DYEE_BACKEND=cuda' in args and '-DCMAKE_CUDA_ARCHITECTURES=90' in args
+    assert '-DYEE_BACKEND=cpu' in module.Yee(FakeSpec(defaults)).cmake_args()
+    cmake_dir = REPO_ROOT / 'solver' / 'src' / 'backends'
+    assert (cmake_dir / 'cuda' / 'kernels.cpp').is_file() and (cmake_dir / 'cpu' / 'kernels.cpp').is_file()
+    conflicts = [args[0] for args, _ in directives.of('conflicts')]
+    assert 'cuda_arch=none' in conflicts
+
+
+def test_yee_hdf5_variant_needs_parallel_hdf5():
+    _, directives = load_recipe('yee')
+    deps = {args[0]: kwargs.get('when') for args, kwargs in directives.of('depends_on')}
+    assert deps.get('hdf5+mpi') == '+hdf5'
