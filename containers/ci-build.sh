@@ -137,26 +137,15 @@ ch_status=skipped
 if [ "${YEEBENCH_CHARLIECLOUD:-1}" = 1 ] && command -v ch-run > /dev/null; then
     bash containers/charliecloud-run.sh "$image" "$out/charliecloud" | tee "$out/charliecloud.log"
     grep -q '^charliecloud: ok' "$out/charliecloud.log" && ch_status=passed || { log "error: Charliecloud run failed"; exit 1; }
+    rm -rf "$out/charliecloud"     # the unpacked image (~760 MB)
 fi
 t4=$(date +%s)
 
-"$py" - "$out/ci-build.json" <<EOF
-import json, os, re, sys
-def grab(pattern, path):
-    try:
-        m = re.search(pattern, open(path).read())
-        return float(m.group(1)) if m else None
-    except OSError:
-        return None
-doc = {"image": "$image", "image_size_bytes": $size, "build_seconds": $((t1 - t0)),
-       "base_seconds": $((t_base - t_start)), "smoke_seconds": $((t2 - t1)), "container_check_seconds": $((t3 - t2)),
-       "charliecloud_seconds": $((t4 - t3)), "total_seconds": $((t4 - t_start)),
-       "smoke_passed": grab(r"Ran (\\d+)/\\d+ test case", "$out/smoke.log"),
-       "container_check": "$ratio_status", "charliecloud": "$ch_status"}
-tmp = sys.argv[1] + ".tmp"
-with open(tmp, "w") as f:
-    json.dump(doc, f, indent=1)
-os.replace(tmp, sys.argv[1])
-print(json.dumps(doc))
-EOF
+check_report=()
+[ "$ratio_status" = passed ] && check_report=(--reframe-report "$out/reframe-report.json")
+"$py" containers/ci_summary.py --out "$out/ci-build.json" --image "$image" --size "$size" \
+    --timing base=$((t_base - t_start)) --timing build=$((t1 - t0)) --timing smoke=$((t2 - t1)) \
+    --timing native_vs_container=$((t3 - t2)) --timing charliecloud=$((t4 - t3)) --timing total=$((t4 - t_start)) \
+    --smoke-log "$out/smoke.log" "${check_report[@]}" --charliecloud "$ch_status" \
+    || { log "error: see the summary above"; exit 1; }
 log "ok in $((t4 - t_start)) s"
