@@ -3,7 +3,7 @@
 // kernels.cpp uses, on the CUDA layout (padded rows, shifted base, NaN in the padding),
 // and compares with the CPU backend (linked in) bitwise: split H and E updates with the
 // energy sums, the fused part 1 / part 2 split with deferred faces, PEC walls at global
-// index 0, halo face pack/unpack offsets; and that launch plans cover every cell once,
+// index 0, checksum and div E, halo face pack/unpack offsets; and that launch plans cover every cell once,
 // also when the j extent needs more than 65535 blocks. Exit 0 when everything matches, 1 with the first differences otherwise.
 #include <cmath>
 #include <cstdint>
@@ -166,6 +166,21 @@ void case_run(const char* name, const long n[3], const long goff[3], const bool 
     for (int a = 0; a < 3; ++a)
       if (fs.has_slab[a]) emu_e(gpu, fs.slab[a], c, sm);
     expect(same_fields(cpu, gpu, label), "fused part 1 + part 2 differ", label);
+  }
+  // Checksum and div E: the threads' shares combined as the kernels combine them (sum
+  // with wrap-around, max), against the CPU backend's.
+  {
+    const auto d = cuda::dev(gpu.f);
+    const std::uint64_t g1 = std::uint64_t(cpu.gn[1] + 1), g2 = std::uint64_t(cpu.gn[2] + 1);
+    std::uint64_t sum = 0;
+    double dm = 0.0, em = 0.0, cdm = 0.0, cem = 0.0;
+    emulate(owned, sm, [&](const cuda::ThreadIds& t, long span) {
+      sum += cuda::checksum_thread(d, owned, span, g1, g2, t);
+      cuda::div_thread(d, owned, span, t, dm, em);
+    });
+    expect(sum == kernels::checksum(cpu), "checksum differs", label);
+    kernels::div_e(cpu, &cdm, &cem);
+    expect(dm == cdm && em == cem && em > 0.0, "max |div E| or max |E| differs", label);
   }
   // Halo faces: pack the top and bottom layers, unpack into the opposite ghosts.
   for (int axis = 0; axis < 3; ++axis) {

@@ -231,64 +231,21 @@ void launch_face(const Fields<T>& f, int axis, long layer, int comp0, int comp1,
   finish();  // the message is complete (pack) / free for the next receive (unpack) on return
 }
 
-__device__ inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64 finaliser, as the CPU backend
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-template <typename T>
-__device__ inline std::uint64_t bits_of(T v) {
-  if constexpr (sizeof(T) == 4) {
-    return std::uint64_t(__float_as_uint(v));
-  } else {
-    return std::uint64_t(__double_as_longlong(v));
-  }
-}
-
 // Sum over owned entries of all six components, wrapping uint64: order-free.
 template <typename T>
 __global__ void checksum_kernel(DevFields<T> f, Box b, long span, std::uint64_t g1, std::uint64_t g2,
                                 unsigned long long* out) {
-  const long k = b.lo[2] + long(blockIdx.x) * kBlockK + threadIdx.x;
-  std::uint64_t sum = 0;
-  if (k < b.hi[2]) {
-    const long i0 = b.lo[0] + long(blockIdx.z) * span, i1 = min(b.hi[0], i0 + span);
-    const T* comp[6] = {f.ex, f.ey, f.ez, f.hx, f.hy, f.hz};
-    for (long j = b.lo[1] + long(blockIdx.y) * kBlockJ + threadIdx.y; j < b.hi[1]; j += long(gridDim.y) * kBlockJ)
-      for (long i = i0; i < i1; ++i) {
-        const long o = i * f.sx + j * f.sy + k;
-        const std::uint64_t g0 = (std::uint64_t(f.goff[0] + i - 1) * g1 + std::uint64_t(f.goff[1] + j - 1)) * g2 +
-                                 std::uint64_t(f.goff[2] + k - 1);
-        for (int c = 0; c < 6; ++c)
-          sum += mix64(bits_of(comp[c][o]) ^ mix64(g0 * 6 + std::uint64_t(c) + 0x9e3779b97f4a7c15ULL));
-      }
-  }
+  std::uint64_t sum = cuda::checksum_thread(f, b, span, g1, g2, thread_ids());
   for (int d = 16; d > 0; d /= 2) sum += __shfl_down_sync(0xffffffffu, sum, d);
   if (threadIdx.x == 0) atomicAdd(out, static_cast<unsigned long long>(sum));
 }
 
-// max |div E| (nodes off the index-0 walls) and max |E| over owned entries. Non-negative
-// doubles order like their bit patterns, so an integer atomicMax is exact.
+// max |div E| and max |E|. Non-negative doubles order like their bit patterns, so an
+// integer atomicMax is exact.
 template <typename T>
 __global__ void div_kernel(DevFields<T> f, Box b, long span, unsigned long long* out) {
-  const long k = b.lo[2] + long(blockIdx.x) * kBlockK + threadIdx.x;
   double dm = 0.0, em = 0.0;
-  if (k < b.hi[2]) {
-    const long i0 = b.lo[0] + long(blockIdx.z) * span, i1 = min(b.hi[0], i0 + span);
-    for (long j = b.lo[1] + long(blockIdx.y) * kBlockJ + threadIdx.y; j < b.hi[1]; j += long(gridDim.y) * kBlockJ)
-      for (long i = i0; i < i1; ++i) {
-        const long o = i * f.sx + j * f.sy + k;
-        em = fmax(em, fmax(fabs(double(f.ex[o])), fmax(fabs(double(f.ey[o])), fabs(double(f.ez[o])))));
-        if (f.goff[0] + i - 1 < 1 || f.goff[1] + j - 1 < 1 || f.goff[2] + k - 1 < 1) continue;
-        const double d = (double(f.ex[o]) - f.ex[o - f.sx]) + (double(f.ey[o]) - f.ey[o - f.sy]) +
-                         (double(f.ez[o]) - f.ez[o - 1]);
-        dm = fmax(dm, fabs(d));
-      }
-  }
+  cuda::div_thread(f, b, span, thread_ids(), dm, em);
   for (int d = 16; d > 0; d /= 2) {
     dm = fmax(dm, __shfl_down_sync(0xffffffffu, dm, d));
     em = fmax(em, __shfl_down_sync(0xffffffffu, em, d));

@@ -4,6 +4,9 @@
 // compiler) can run exactly this code over every (block, thread) of a launch and compare
 // it bitwise with the CPU backend. kernels.cpp wraps each body in a __global__ kernel.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "kernel_contract.hpp"
 
@@ -137,6 +140,78 @@ YEE_HD inline void e_thread(const DevFields<T>& f, const Box& b, long span, T c,
       hz_p = hz;
     }
   }
+}
+
+// Checksum: splitmix64 finaliser of the value bits mixed with the global index, as the
+// CPU backend; summed with wrap-around, so any order gives the same total.
+YEE_HD inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+template <typename T>
+YEE_HD inline std::uint64_t bits_of(T v) {
+#ifdef __CUDA_ARCH__
+  if constexpr (sizeof(T) == 4) {
+    return std::uint64_t(__float_as_uint(v));
+  } else {
+    return std::uint64_t(__double_as_longlong(v));
+  }
+#else
+  if constexpr (sizeof(T) == 4) {
+    std::uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  } else {
+    std::uint64_t u;
+    std::memcpy(&u, &v, 8);
+    return u;
+  }
+#endif
+}
+
+// This thread's share of the checksum (g1 = gn[1] + 1, g2 = gn[2] + 1).
+template <typename T>
+YEE_HD inline std::uint64_t checksum_thread(const DevFields<T>& f, const Box& b, long span, std::uint64_t g1,
+                                            std::uint64_t g2, const ThreadIds& t) {
+  const long k = b.lo[2] + t.bx * kBlockK + t.tx;
+  std::uint64_t sum = 0;
+  if (k >= b.hi[2]) return sum;
+  const long i0 = b.lo[0] + t.bz * span;
+  const long i1 = i0 + span < b.hi[0] ? i0 + span : b.hi[0];
+  const T* comp[6] = {f.ex, f.ey, f.ez, f.hx, f.hy, f.hz};
+  for (long j = b.lo[1] + t.by * kBlockJ + t.ty; j < b.hi[1]; j += t.gy * kBlockJ)
+    for (long i = i0; i < i1; ++i) {
+      const long o = i * f.sx + j * f.sy + k;
+      const std::uint64_t g0 = (std::uint64_t(f.goff[0] + i - 1) * g1 + std::uint64_t(f.goff[1] + j - 1)) * g2 +
+                               std::uint64_t(f.goff[2] + k - 1);
+      for (int c = 0; c < 6; ++c)
+        sum += mix64(bits_of(comp[c][o]) ^ mix64(g0 * 6 + std::uint64_t(c) + 0x9e3779b97f4a7c15ULL));
+    }
+  return sum;
+}
+
+// This thread's max |div E| (nodes off the index-0 walls) and max |E| (owned entries).
+template <typename T>
+YEE_HD inline void div_thread(const DevFields<T>& f, const Box& b, long span, const ThreadIds& t, double& dm,
+                              double& em) {
+  const long k = b.lo[2] + t.bx * kBlockK + t.tx;
+  if (k >= b.hi[2]) return;
+  const long i0 = b.lo[0] + t.bz * span;
+  const long i1 = i0 + span < b.hi[0] ? i0 + span : b.hi[0];
+  for (long j = b.lo[1] + t.by * kBlockJ + t.ty; j < b.hi[1]; j += t.gy * kBlockJ)
+    for (long i = i0; i < i1; ++i) {
+      const long o = i * f.sx + j * f.sy + k;
+      em = fmax(em, fmax(fabs(double(f.ex[o])), fmax(fabs(double(f.ey[o])), fabs(double(f.ez[o])))));
+      if (f.goff[0] + i - 1 < 1 || f.goff[1] + j - 1 < 1 || f.goff[2] + k - 1 < 1) continue;
+      const double d =
+          (double(f.ex[o]) - f.ex[o - f.sx]) + (double(f.ey[o]) - f.ey[o - f.sy]) + (double(f.ez[o]) - f.ez[o - 1]);
+      dm = fmax(dm, fabs(d));
+    }
 }
 
 // The contract's fused pair as boxes: part 1 updates H over the owned box and E over
