@@ -12,7 +12,8 @@ ENTRYPOINT = CONTAINERS / 'entrypoint.sh'
 
 
 @pytest.mark.parametrize('script,shell', [('entrypoint.sh', 'sh'), ('ci-build.sh', 'bash'),
-                                          ('build-context.sh', 'bash'), ('charliecloud-run.sh', 'bash')])
+                                          ('build-context.sh', 'bash'), ('charliecloud-run.sh', 'bash'),
+                                          ('build-image.sh', 'bash')])
 def test_scripts_have_valid_syntax(script, shell):
     subprocess.run([shell, '-n', str(CONTAINERS / script)], check=True)
 
@@ -79,3 +80,11 @@ def test_ci_build_skips_with_a_reason_when_not_root():
             pytest.skip('setpriv is not available')
     assert out.returncode == 0, out.stderr
     assert 'SKIPPED: needs root' in out.stdout
+
+
+def test_build_image_help_and_missing_engine():
+    help_out = subprocess.run(['bash', str(CONTAINERS / 'build-image.sh'), '--help'], capture_output=True, text=True)
+    assert help_out.returncode == 0 and 'build-image.sh [IMAGE]' in help_out.stdout
+    out = subprocess.run(['bash', str(CONTAINERS / 'build-image.sh')], capture_output=True, text=True,
+                         env={**os.environ, 'ENGINE': 'no-such-engine'})
+    assert out.returncode == 2 and 'no-such-engine not found' in out.stderr
