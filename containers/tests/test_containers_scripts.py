@@ -68,19 +68,27 @@ def test_build_context_rejects_a_missing_wheelhouse(tmp_path):
 
 
 def test_ci_build_skips_with_a_reason_when_not_root():
-    # As an unprivileged user the script must say why it skips and exit 0 (nothing started).
+    # As an unprivileged user the script must say why it skips and exit 0 (nothing started). It runs
+    # from a world-readable copy: the checkout itself may sit under a private home directory.
     if os.geteuid() != 0:
         out = subprocess.run(['bash', str(CONTAINERS / 'ci-build.sh')], capture_output=True, text=True)
     else:
+        import shutil
+        import tempfile
+        top = tempfile.mkdtemp(prefix='yeebench-ci-skip-', dir='/tmp')
         try:
+            os.chmod(top, 0o755)
+            os.mkdir(os.path.join(top, 'containers'), 0o755)
+            script = shutil.copy(CONTAINERS / 'ci-build.sh', os.path.join(top, 'containers'))
+            os.chmod(script, 0o755)
             out = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
-                                  'bash', str(CONTAINERS / 'ci-build.sh')], capture_output=True, text=True,
-                                 cwd='/')
+                                  'bash', script], capture_output=True, text=True, cwd='/')
         except FileNotFoundError:
             pytest.skip('setpriv is not available')
+        finally:
+            shutil.rmtree(top, ignore_errors=True)
     assert out.returncode == 0, out.stderr
     assert 'SKIPPED: needs root' in out.stdout
-
 
 def test_build_image_help_and_missing_engine():
     help_out = subprocess.run(['bash', str(CONTAINERS / 'build-image.sh'), '--help'], capture_output=True, text=True)
