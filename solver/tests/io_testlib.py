@@ -24,6 +24,11 @@ def ensure_numpy():
         sys.exit(SKIP)
 
 
+def hdf5_kind(report):
+    """'none', 'serial' or 'parallel': the HDF5 this yee was built with (report build.hdf5)."""
+    return str(report.get("build", {}).get("hdf5", "none")).split(" ")[0]
+
+
 def step_files(outdir, step, ext):
     """Files of one step: the whole-grid file, or the per-rank files in rank order."""
     whole = os.path.join(outdir, "fields_s%06d%s" % (step, ext))
