@@ -54,6 +54,16 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
         self.observations = {}
         self._foms = {}
 
+    # -- skipping with the reason recorded -------------------------------------
+    def skip(self, msg=None):
+        '''Skip this case; the reason also goes to `observations` (ReFrame's report drops it).'''
+        self.observations['skip_reason'] = msg
+        super().skip(msg)
+
+    def skip_if(self, cond, msg=None):
+        if cond:
+            self.skip(msg)
+
     # -- partition facts --------------------------------------------------
     @property
     def partition_nodes(self):
