@@ -86,10 +86,9 @@ class ContainerOrNativeRun(YeebenchCheck):
         if self.where not in ('native', 'container'):
             raise ValueError(f"where must be 'native' or 'container', got {self.where!r}")
         platform = self.current_partition.container_runtime or ''
-        self.skip_if(self.where == 'container' and not platform,
-                     f'partition {self.current_partition.fullname} declares no container platform')
-        if self.where == 'container':
-            self.skip_if(not image_available(platform, self.image), image_missing_reason(platform, self.image))
+        # Without the image there is nothing to compare with: the native leg skips too.
+        self.skip_if(not platform, f'partition {self.current_partition.fullname} declares no container platform')
+        self.skip_if(not image_available(platform, self.image), image_missing_reason(platform, self.image))
         host_path, image_name, args = self.program()
         bench = ' '.join(shlex.quote(a) for a in [host_path if self.where == 'native' else image_name, *args])
         if self.where == 'container' and platform in HYBRID_PLATFORMS:
