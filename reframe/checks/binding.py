@@ -47,6 +47,9 @@ class BindingBase(AffinityProbeMixin, YeebenchCheck):
 
     @run_after('setup')
     def place(self):
+        self.skip_if(self.current_partition.extras.get('cpu_binding') is False,
+                     f'partition {self.current_partition.fullname} declares no CPU binding '
+                     f'(extras.cpu_binding: false), so placements cannot be realised')
         self.skip_if(self.method == 'rankfile' and self.launcher_name not in MPIRUN_LAUNCHERS,
                      'rankfiles are an Open MPI mpirun feature; this partition launches with '
                      f'{self.launcher_name}')
