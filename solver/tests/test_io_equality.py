@@ -65,6 +65,11 @@ for ranks in (1, 2, 3, 4):
                                                                                  io["bytes_written"], nfiles))
         check(not leftovers(out), name + ": no temporary files left")
 
+# --output-fsync changes durability, not content.
+out, rep = run("binary", "per-rank", 2, extra=["--output-fsync"])
+check(same(read_output(out, "binary", 4, dtype), ref[4]) and not leftovers(out),
+      "--output-fsync: binary/per-rank/2 equal the reference, no temporary files")
+
 # Double precision keeps float64 in every format.
 d64_dir, d64_rep = run("binary", "root", 1, precision="f64", tag="-ref")
 d64 = read_output(d64_dir, "binary", 4, np.float64)
