@@ -112,7 +112,8 @@ def main():
                               file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    meta = {"yee": yee, "steps": a.steps, "repeats": a.repeats, "stack": a.stack, "yield_when_idle": a.yield_when_idle, "output_root": root, "seconds": time.time() - t0,
+    meta = {"yee": yee, "steps": a.steps, "repeats": a.repeats, "stack": a.stack,
+            "yield_when_idle": a.yield_when_idle, "output_root": root, "seconds": time.time() - t0,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count()}
     if a.out:
         tmp = a.out + ".tmp"

@@ -95,8 +95,7 @@ std::string FieldWriter<T>::write_piece(const std::string& base, const Block& b,
 // Root strategy: each component is gathered into a global array on rank 0, which then
 // writes one file. Memory on rank 0: (written components) x (global cells) values.
 template <typename T>
-std::string FieldWriter<T>::gather_and_write(const Fields<T>& f, long step) {
-  (void)f;
+std::string FieldWriter<T>::gather_and_write(long step) {
   const double cells = double(frame_.gn[0]) * double(frame_.gn[1]) * double(frame_.gn[2]);
   std::string err;
   if (cells > double(INT_MAX)) err = "--output-strategy root: the grid has more cells than one MPI message can carry "
@@ -153,10 +152,11 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   }
   std::string err;
   XdmfStep xs{step, frame_.time_e, {}};
+  const Block whole{{0, 0, 0}, {frame_.gn[0], frame_.gn[1], frame_.gn[2]}};
   const std::string& s = opt_.output_strategy;
   if (s == "root") {
-    err = gather_and_write(f, step);
-    xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", Block{{0, 0, 0}, {frame_.gn[0], frame_.gn[1], frame_.gn[2]}}});
+    err = gather_and_write(step);
+    xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
   } else if (s == "per-rank") {
     frame_.rank = rank_;
     err = write_piece(step_base(step, rank_), mine_, data);
@@ -166,7 +166,7 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
     err = write_hdf5_shared<T>(comm_, step_base(step, -1) + ".h5", frame_, mine_, data, t);
     bytes_ += t.bytes;
     files_ += t.files;
-    xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", Block{{0, 0, 0}, {frame_.gn[0], frame_.gn[1], frame_.gn[2]}}});
+    xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
   }
   error_ = first_error(comm_, err);
   if (!error_.empty()) return false;

@@ -40,7 +40,7 @@ class FieldWriter {
 
  private:
   std::string step_base(long step, int rank) const;
-  std::string gather_and_write(const Fields<T>& f, long step);
+  std::string gather_and_write(long step);  // root strategy, from local_
   std::string write_piece(const std::string& base, const Block& b, const std::vector<const T*>& data);
 
   const Options& opt_;
