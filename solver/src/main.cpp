@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "build_info.hpp"
+#include "io/io_options.hpp"
 #include "io/mpiio_guard.hpp"
 #include "io/output_dir.hpp"
 #include "kernel_contract.hpp"
@@ -47,8 +48,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (opt.version) {
-    std::printf("yee %s (backend %s, git %s%s, %s)\n", YEE_VERSION, YEE_BACKEND_NAME, yee::build_info.git_sha,
-                yee::build_info.dirty ? "-dirty" : "", yee::build_info.compiler);
+    std::printf("yee %s (backend %s, git %s%s, %s, HDF5 %s)\n", YEE_VERSION, YEE_BACKEND_NAME,
+                yee::build_info.git_sha, yee::build_info.dirty ? "-dirty" : "", yee::build_info.compiler,
+                yee::io::hdf5_build_kind());
     return 0;
   }
 
