@@ -65,8 +65,10 @@ stop_dockerd() {
 trap stop_dockerd EXIT
 trap 'exit 130' INT TERM
 
-if [ -e "$state/docker.pid" ] && kill -0 "$(cat "$state/docker.pid")" 2>/dev/null; then
-    log "error: a yeebench dockerd (pid $(cat "$state/docker.pid")) is already running; stop it first"; exit 1
+# A pid file left by a killed run is stale unless that PID is still a dockerd.
+old_pid=$(cat "$state/docker.pid" 2>/dev/null || true)
+if [ -n "$old_pid" ] && [ "$(cat "/proc/$old_pid/comm" 2>/dev/null)" = dockerd ]; then
+    log "error: a yeebench dockerd (pid $old_pid) is already running; stop it first: kill $old_pid"; exit 1
 fi
 mkdir -p "$state" "$cache/docker-data"
 rm -f "$state/docker.sock" "$state/docker.pid"
