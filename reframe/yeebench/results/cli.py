@@ -38,13 +38,16 @@ def _alpha(text):
 
 
 def _guard(func):
-    """Turn a ResultsError into a one-line message and exit code 2 (bad input)."""
+    """Turn a ResultsError or a file-system error into a one-line message and exit code 2."""
     def run(args):
         try:
             return func(args)
         except ResultsError as err:
-            print(f"yeebench results {args.results_command}: error: {err}", file=sys.stderr)
-            return 2
+            message = str(err)
+        except OSError as err:  # unwritable results dir, output path that is a directory, full disk
+            message = f"{err.strerror or err}: {err.filename}" if err.filename else str(err)
+        print(f"yeebench results {args.results_command}: error: {message}", file=sys.stderr)
+        return 2
     return run
 
 

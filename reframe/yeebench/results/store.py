@@ -26,9 +26,16 @@ def _default_file_mode():
     return 0o666 & ~mask
 
 
+def _output_path(path):
+    path = Path(path)
+    if path.is_dir():
+        raise ResultsError(f"output path {path} is a directory; give a file name")
+    return path
+
+
 def atomic_write_text(path, text):
     """Write text to path via a temporary file in the same directory and a rename."""
-    path = Path(path)
+    path = _output_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -45,7 +52,7 @@ def atomic_write_text(path, text):
 
 
 def atomic_write_bytes(path, data):
-    path = Path(path)
+    path = _output_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -169,3 +169,12 @@ def test_collective_names():
     assert plots.collective_name({"parameters": {"case": "bcast:tuned"}, "check": "OsuCollective"}) == "bcast"
     assert plots.collective_name({"parameters": {}, "check": "OsuAllreduce"}) == "allreduce"
     assert plots.collective_name({"parameters": {}, "check": "Pt2Pt"}) == ""
+
+
+def test_report_to_a_directory_is_a_clean_error(tmp_path):
+    run = ingested(tmp_path)
+    target = tmp_path / "a-directory"
+    target.mkdir()
+    proc = run_cli("results", "report", run, "-o", target)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("yeebench results report: error:") and str(target) in proc.stderr
