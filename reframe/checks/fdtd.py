@@ -16,7 +16,7 @@ from reframe.core.builtins import parameter, run_after, run_before, sanity_funct
 
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import jsonreport
-from yeebench.solver import SolverMixin
+from yeebench.solver import SolverMixin, keep_output_files
 
 BASELINE_REPORT = 'yee-baseline.json'
 
@@ -32,6 +32,10 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     def layout(self):
         '''(ranks, threads, ranks_per_node) of this case; subclasses define it.'''
         raise NotImplementedError
+
+    @run_after('init')
+    def keep_baseline_report(self):
+        keep_output_files(self, BASELINE_REPORT)
 
     @run_after('setup')
     def place(self):

@@ -16,7 +16,7 @@ from reframe.core.builtins import fixture, parameter, run_after, run_before, san
 from yeebench.base import MPIRUN_LAUNCHERS, YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport, numactl
-from yeebench.solver import SolverMixin
+from yeebench.solver import SolverMixin, keep_output_files
 
 # numactl arguments per policy; node 0 holds the CPUs.  (expected page nodes, for numa-bw)
 POLICIES = {
@@ -74,6 +74,13 @@ class NumaBandwidth(NumaBase):
     #: Timed repetitions.
     repeats = variable(int, value=10)
 
+    #: The probe's JSON report (kept in the output directory for the results tooling).
+    report_file = 'numa-bw.json'
+
+    @run_after('init')
+    def keep_probe_report(self):
+        keep_output_files(self, self.report_file)
+
     @run_after('setup')
     def set_command(self):
         self.job.launcher = getlauncher('local')()   # an OpenMP program, no MPI launcher
@@ -84,7 +91,7 @@ class NumaBandwidth(NumaBase):
         self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
         self.env_vars.update({'OMP_NUM_THREADS': str(threads), 'OMP_PLACES': 'cores', 'OMP_PROC_BIND': 'close'})
         prog = [self.probes.paths['numa-bw'], '--size', self.array_size, '--repeats', str(self.repeats),
-                '--threads', str(threads), '--output', 'numa-bw.json']
+                '--threads', str(threads), '--output', self.report_file]
         expect = POLICIES[self.policy][1]
         if expect is not None:
             prog += ['--expect-nodes', expect]
@@ -92,7 +99,7 @@ class NumaBandwidth(NumaBase):
         self.executable, self.executable_opts = cmd[0], cmd[1:]
 
     def report(self):
-        with open(os.path.join(self.stagedir, 'numa-bw.json')) as fh:
+        with open(os.path.join(self.stagedir, self.report_file)) as fh:
             return jsonreport.parse_probe(fh.read(), 'numa-bw')
 
     @sanity_function

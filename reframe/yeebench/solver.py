@@ -3,6 +3,11 @@
 Runs `yee` on a small hollow PEC box, requires its report to be valid (finite
 energy, 16-hex-digit checksum, `valid: true`) and publishes Mcells/s and the
 share of time spent in halo exchange.
+
+The JSON files the programs write (the solver's --report, the affinity probe's
+--output) are listed in `keep_files`: ReFrame deletes the stage directory of a
+passing test and copies only those files to its output directory, where
+`yeebench results ingest` reads build info and observed bindings from them.
 """
 import os
 
@@ -13,6 +18,11 @@ from reframe.core.builtins import fixture, run_after, sanity_function, variable
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries, SolverBinary
 from yeebench.parsers import jsonreport
+
+
+def keep_output_files(check, *names):
+    '''Add `names` (stage-directory files) to the check's keep_files, once each.'''
+    check.keep_files = list(check.keep_files) + [n for n in names if n not in check.keep_files]
 
 
 class SolverMixin(rfm.RegressionTestPlugin):
@@ -35,6 +45,10 @@ class SolverMixin(rfm.RegressionTestPlugin):
     @run_after('init')
     def tag_app(self):
         self.tags |= {'app'}
+
+    @run_after('init')
+    def keep_solver_report(self):
+        keep_output_files(self, self.report_file)
 
     @run_after('setup')
     def set_solver_command(self):
@@ -75,6 +89,10 @@ class AffinityProbeMixin(rfm.RegressionTestPlugin):
 
     #: File the prerun affinity probe writes.
     affinity_file = 'affinity.json'
+
+    @run_after('init')
+    def keep_affinity_report(self):
+        keep_output_files(self, self.affinity_file)
 
     def record_affinity_before_run(self):
         '''Launch `affinity` with the same tasks, options and environment as the main command.'''
