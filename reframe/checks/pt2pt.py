@@ -2,8 +2,9 @@
 
 Two ranks, on one node (intra) or on two nodes (inter, when the partition has
 >= 2 nodes), over Open MPI's ob1+vader, ob1+tcp and UCX.  FOMs: latency at 1 B
-and 4 KB (us), peak bandwidth (MB/s, 10^6 B/s), n_1/2 (B) and the fitted Hockney
-alpha (us) and beta (ns/B).
+and 4 KB (us), peak bandwidth (MB/s, 10^6 B/s), large-message bandwidth (the best
+among sizes >= max_size/4: a rate-limited link's token bucket inflates the peak at
+mid sizes), n_1/2 (B) and the fitted Hockney alpha (us) and beta (ns/B).
 """
 import os
 
@@ -11,7 +12,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
-from yeebench import fits, mpi, osu, tools
+from yeebench import mpi, osu, pt2pt_foms, tools
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import netpipe, osu as osu_parser
 
@@ -49,20 +50,9 @@ class Pt2PtBase(YeebenchCheck):
 
     def add_curve_foms(self, sizes, latency_us=None, bandwidth=None, peak_name='peak_bw'):
         '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).'''
-        if latency_us:
-            self.add_fom('latency_1B', fits.interpolate(sizes, latency_us, 1), 'us', 'lower')
-            self.add_fom('latency_4KB', fits.interpolate(sizes, latency_us, 4096), 'us', 'lower')
-            positive = [(n, t) for n, t in zip(sizes, latency_us) if n > 0]
-            alpha, beta = fits.hockney_fit([n for n, _ in positive], [t for _, t in positive])
-            self.add_fom('hockney_alpha', alpha, 'us', 'lower')
-            self.add_fom('hockney_beta', beta * 1e3, 'ns/B', 'lower')
-            if bandwidth is None:   # ping-pong: one message of n bytes per one-way time
-                bandwidth = [n / t if t > 0 else 0.0 for n, t in zip(sizes, latency_us)]
-                peak_name = None
-        if bandwidth:
-            if peak_name:
-                self.add_fom(peak_name, max(bandwidth), 'MB/s', 'higher')
-            self.add_fom('n_half', fits.n_half(sizes, bandwidth), 'B', 'lower')
+        for name, value, unit, direction in pt2pt_foms.curve_foms(sizes, latency_us, bandwidth, peak_name,
+                                                                  self.max_size):
+            self.add_fom(name, value, unit, direction)
 
 
 @rfm.simple_test

@@ -76,6 +76,18 @@ def n_half(sizes, bandwidths):
     return float(pts[-1][0])
 
 
+def best_at_or_above(sizes, values, min_size):
+    """Largest value among message sizes >= min_size (FitError when there is none).
+
+    The large-message bandwidth of a link: a rate limiter's token bucket lets mid-size
+    messages burst above the rate, so the peak over all sizes overstates it.
+    """
+    large = [v for n, v in zip(sizes, values) if n >= min_size]
+    if not large:
+        raise FitError(f'no message size >= {min_size} B measured')
+    return max(large)
+
+
 def collective_lower_bound_us(collective, procs, size, alpha_us, beta_us_per_byte):
     """Alpha-beta lower bound of one collective call (us).
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from yeebench import fits, mpi, references, tools
-from yeebench.parsers import netpipe
+from yeebench import fits, mpi, pt2pt_foms, references, tools
+from yeebench.parsers import netpipe, osu
 
 DATA = Path(__file__).parent / 'data'
 
@@ -119,3 +119,53 @@ def test_pair_options():
     assert mpi.pair_options('mpirun', False) == ['--map-by', 'core', '--bind-to', 'core']
     assert mpi.pair_options('srun', True) == ['--ntasks-per-node=1', '--cpu-bind=cores']
     assert mpi.pair_options('local', True) == []
+
+
+def test_best_at_or_above():
+    assert fits.best_at_or_above([1, 4, 16, 64], [9.0, 5.0, 7.0, 6.0], 16) == 7.0
+    with pytest.raises(fits.FitError, match='no message size >= 128 B'):
+        fits.best_at_or_above([1, 4, 16, 64], [1.0] * 4, 128)
+
+
+def _foms(*args, **kwargs):
+    return {name: (value, unit, direction) for name, value, unit, direction in
+            pt2pt_foms.curve_foms(*args, **kwargs)}
+
+
+def test_netpipe_foms_include_bw_large():
+    # NPopenmpi -u 65536: bw_large is the best of 16, 24, 32, 48 and 64 KiB (np.out column 2, Mbps)
+    rows = netpipe.parse_np_out((DATA / 'netpipe' / 'np-default.out').read_text())
+    foms = _foms([r['bytes'] for r in rows], [r['latency_us'] for r in rows],
+                 [r['bandwidth_MBs'] for r in rows], 'peak_bw', 65536)
+    assert set(foms) == {'latency_1B', 'latency_4KB', 'hockney_alpha', 'hockney_beta', 'peak_bw',
+                         'bw_large', 'n_half'}
+    assert foms['bw_large'] == (pytest.approx(13471.349187 * 2 ** 20 / 8 / 1e6), 'MB/s', 'higher')
+    # with a 128 KiB maximum only the 32-64 KiB sizes count
+    small = _foms([r['bytes'] for r in rows], bandwidth=[r['bandwidth_MBs'] for r in rows], max_size=131072)
+    assert small['bw_large'][0] == pytest.approx(foms['bw_large'][0])
+    with pytest.raises(fits.FitError):
+        _foms([r['bytes'] for r in rows], bandwidth=[r['bandwidth_MBs'] for r in rows], max_size=1 << 20)
+
+
+def test_bw_large_ignores_a_mid_size_burst():
+    # recorded osu_bw (OSU 7.0 fork) whose peak is at 2 KB, far above every large message
+    table = osu.parse((DATA / 'osu' / '7.0-osu_bw.txt').read_text())
+    sizes, bw = table.column('bandwidth_MBs')
+    foms = _foms(sizes, bandwidth=bw, peak_name='peak_bw', max_size=65536)
+    assert foms['peak_bw'][0] == pytest.approx(3689.13)
+    assert foms['bw_large'][0] == pytest.approx(141.35)   # best of 16, 32, 64 KiB
+    # a token bucket on a 125 MB/s link: bursts at mid sizes, the rate at large ones
+    sizes = [2 ** k for k in range(10, 24)]
+    shaped = [125.0 * (1 + 65536 / n) if n <= 65536 else 125.0 * (1 + 65536 / n) ** 0.1 for n in sizes]
+    foms = _foms(sizes, bandwidth=shaped, max_size=sizes[-1])
+    assert foms['peak_bw'][0] > 2 * 125 and foms['bw_large'][0] == pytest.approx(125.0, rel=0.03)
+
+
+def test_bibw_and_pingpong_names():
+    table = osu.parse((DATA / 'osu' / '7.4-osu_bibw.txt').read_text())
+    sizes, bw = table.column('bandwidth_MBs')
+    foms = _foms(sizes, bandwidth=bw, peak_name='peak_bibw', max_size=65536)
+    assert foms['bibw_large'][0] == pytest.approx(20174.79) and 'bw_large' not in foms
+    lat = osu.parse((DATA / 'osu' / '7.4-osu_latency.txt').read_text())
+    foms = _foms(*lat.column('latency_us'), max_size=65536)
+    assert not {'peak_bw', 'bw_large'} & set(foms) and 'n_half' in foms

@@ -1,0 +1,42 @@
+"""Point-to-point figures of merit from one measured curve (NetPIPE or OSU), as plain numbers.
+
+Kept out of the check classes so they can be tested on recorded output.  Each FOM is
+(name, value, unit, direction), in the order a check declares them.
+"""
+from yeebench import fits
+
+#: bw_large covers the sizes >= max_size / LARGE_FRACTION.
+LARGE_FRACTION = 4
+
+
+def curve_foms(sizes, latency_us=None, bandwidth=None, peak_name='peak_bw', max_size=None):
+    '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).
+
+    peak_name: name of the peak-bandwidth FOM (None: no peak, e.g. for a ping-pong's derived
+    bandwidth); its large-message twin (`bw_large`, `bibw_large`) is the best bandwidth among
+    sizes >= max_size / 4 (default max_size: the largest size measured).
+    '''
+    foms = []
+    if latency_us:
+        foms.append(('latency_1B', fits.interpolate(sizes, latency_us, 1), 'us', 'lower'))
+        foms.append(('latency_4KB', fits.interpolate(sizes, latency_us, 4096), 'us', 'lower'))
+        positive = [(n, t) for n, t in zip(sizes, latency_us) if n > 0]
+        alpha, beta = fits.hockney_fit([n for n, _ in positive], [t for _, t in positive])
+        foms.append(('hockney_alpha', alpha, 'us', 'lower'))
+        foms.append(('hockney_beta', beta * 1e3, 'ns/B', 'lower'))
+        if bandwidth is None:   # ping-pong: one message of n bytes per one-way time
+            bandwidth = [n / t if t > 0 else 0.0 for n, t in zip(sizes, latency_us)]
+            peak_name = None
+    if bandwidth:
+        if peak_name:
+            foms.append((peak_name, max(bandwidth), 'MB/s', 'higher'))
+            large_from = (max_size or max(sizes)) / LARGE_FRACTION
+            foms.append((large_name(peak_name), fits.best_at_or_above(sizes, bandwidth, large_from),
+                         'MB/s', 'higher'))
+        foms.append(('n_half', fits.n_half(sizes, bandwidth), 'B', 'lower'))
+    return foms
+
+
+def large_name(peak_name):
+    '''peak_bw -> bw_large, peak_bibw -> bibw_large.'''
+    return peak_name[len('peak_'):] + '_large' if peak_name.startswith('peak_') else peak_name + '_large'
