@@ -5,6 +5,8 @@ coll/tuned with its own decisions, tuned with forced algorithms, han, basic.
 FOMs per size: latency (us) and efficiency against the alpha-beta lower bound (%),
 with alpha and beta fitted to an osu_latency ping-pong run in the same job.
 Skipped, with the reason, when OSU is not found (OSU_HOME or PATH).
+`buffers=device`: CUDA device buffers (OSU's -d cuda), only on partitions with the
+`gpu` feature and with an OSU built with CUDA.
 """
 import os
 
@@ -29,6 +31,10 @@ class OsuCollective(YeebenchCheck):
     #: MPI processes.
     num_procs = parameter([2, 4, 8, 16, 32, 64])
 
+    #: 'host' buffers, or 'device': CUDA device buffers (OSU's -d cuda), also for the ping-pong
+    #: behind alpha/beta; device only on partitions with the gpu feature and an OSU built with CUDA.
+    buffers = parameter(['host', 'device'])
+
     #: Largest message size (bytes).
     max_size = variable(int, value=1024 * 1024)
 
@@ -42,6 +48,11 @@ class OsuCollective(YeebenchCheck):
     def smoke_subset(self):
         if self.case == ('allreduce', 'tuned') and self.num_procs == 2:
             self.tags |= {'smoke'}
+
+    @run_after('init')
+    def gpu_partitions_only(self):
+        if self.buffers == 'device':
+            self.valid_systems = ['+mpi +gpu']
 
     @property
     def collective(self):
@@ -65,6 +76,11 @@ class OsuCollective(YeebenchCheck):
         self.executable = path
         self.executable_opts = osu.options(path, self.max_size, self.iterations, self.warmup)
         self.pingpong = tools.find_osu('osu_latency')
+        if self.buffers == 'device':
+            self.skip_if(not osu.has_cuda(path), f'{path} was built without CUDA support (no -d cuda)')
+            self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=False)
+            if self.pingpong and not osu.has_cuda(self.pingpong):
+                self.pingpong = None     # a host-buffer alpha/beta would not describe device transfers
 
     @run_before('run')
     def pingpong_first(self):
@@ -72,7 +88,10 @@ class OsuCollective(YeebenchCheck):
         if self.pingpong:
             inter = self.partition_nodes > 1 and self.num_procs > self.node_topology.num_cores
             launch = self.launch_prefix(2, mpi.pair_options(self.launcher_name, inter))
-            opts = ' '.join(osu.options(self.pingpong, self.max_size, self.iterations, self.warmup))
+            opts = osu.options(self.pingpong, self.max_size, self.iterations, self.warmup)
+            if self.buffers == 'device':
+                opts = osu.device_buffer_options(opts, pt2pt=True)
+            opts = ' '.join(opts)
             self.prerun_cmds.append(f'{launch} {self.pingpong} {opts} > {PINGPONG}')
 
     def table(self, name=None):

@@ -7,6 +7,11 @@
 FOMs: Mcells/s, parallel efficiency against a 1-core run in the same job (%),
 and the share of time in halo exchange (%).  Sanity: the solver's energy and
 checksum are finite and its run is valid (for the baseline run too).
+
+`backend`: 'cpu' runs `yee`; 'cuda' runs `yee-cuda` (the solver's CUDA build, from
+$YEEBENCH_PREFIX/bin or PATH) with one rank per GPU, only on partitions with the `gpu`
+feature (extras.num_gpus GPUs per node); there `cores_used` counts GPUs and the
+efficiency baseline is a 1-GPU run.
 """
 import math
 
@@ -15,6 +20,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
 from yeebench.base import YeebenchCheck
+from yeebench.fixtures import locate
 from yeebench.parsers import jsonreport
 from yeebench.solver import SolverMixin, keep_output_files
 
@@ -26,8 +32,25 @@ class FdtdBase(SolverMixin, YeebenchCheck):
 
     tags = {'app', 'full'}
 
+    #: Kernel backend: 'cpu' (yee) or 'cuda' (yee-cuda, one GPU per rank; partitions with the gpu feature).
+    backend = parameter(['cpu', 'cuda'])
+
     #: Grid edge of the 1-core baseline (defaults to the run's own grid).
     baseline_grid = variable(int, value=0)
+
+    @run_after('init')
+    def gpu_partitions_only(self):
+        if self.backend == 'cuda':
+            self.valid_systems = ['+mpi +gpu']
+
+    @property
+    def gpus_per_node(self):
+        return int(self.current_partition.extras.get('num_gpus', 0))
+
+    def solver_options(self, grid=None, report=None):
+        # --gpu-per-rank: an error instead of two ranks silently sharing one GPU
+        extra = ['--gpu-per-rank'] if self.backend == 'cuda' else []
+        return super().solver_options(grid, report) + extra
 
     def layout(self):
         '''(ranks, threads, ranks_per_node) of this case; subclasses define it.'''
@@ -48,6 +71,13 @@ class FdtdBase(SolverMixin, YeebenchCheck):
                      f'partition has {self.partition_nodes}')
         self.skip_if(threads > topology.num_cores,
                      f'{threads} threads per rank exceed the {topology.num_cores} cores of a node')
+        if self.backend == 'cuda':
+            self.skip_if(per_node > self.gpus_per_node,
+                         f'{per_node} ranks per node but {self.gpus_per_node} GPU(s) per node')
+            path = locate('yee-cuda')
+            self.skip_if(path is None, 'yee-cuda not in $YEEBENCH_PREFIX/bin or on PATH '
+                                       '(make build-solver-cuda builds it into build/solver-cuda)')
+            self.executable = path
         self.ranks, self.threads, self.cores = ranks, threads, ranks * threads
         self.apply_packed(ranks, threads, per_node)
         self.executable_opts = self.solver_options()
@@ -60,7 +90,7 @@ class FdtdBase(SolverMixin, YeebenchCheck):
         if self.cores > 1:
             opts = ' '.join(self.solver_options(grid=self.baseline_grid or self.grid, report=BASELINE_REPORT))
             launch = self.launch_prefix(1, ['--bind-to', 'core'] if self.launcher_name == 'mpirun' else [])
-            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {launch} {self.yee.paths["yee"]} {opts}')
+            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {launch} {self.executable} {opts}')
 
     @sanity_function
     def assert_valid(self):
@@ -68,6 +98,8 @@ class FdtdBase(SolverMixin, YeebenchCheck):
         report = self.read_report()
         checks.append(sn.assert_eq(report['ranks'], self.ranks, 'solver ran a different rank count'))
         checks.append(sn.assert_eq(report['threads'], self.threads, 'solver ran a different thread count'))
+        # a report without `backend` comes from a build older than the CUDA backend: cpu
+        checks.append(sn.assert_eq(report.get('backend', 'cpu'), self.backend, 'solver ran backend {0}, not {1}'))
         if self.cores > 1:
             checks.append(self.solver_sanity(BASELINE_REPORT))
         return sn.all(checks)
@@ -100,6 +132,12 @@ class _ScalingBase(FdtdBase):
             self.grid, self.steps = 48, 30
 
     def layout(self):
+        if self.backend == 'cuda':
+            self.skip_if(self.threads_per_rank != 1, 'cuda: one rank per GPU, host threads add nothing')
+            gpus = self.gpus_per_node
+            self.skip_if(self.cores_used > gpus * self.partition_nodes,
+                         f'needs {self.cores_used} GPUs, partition has {gpus * self.partition_nodes}')
+            return self.cores_used, 1, min(self.cores_used, gpus)
         self.skip_if(not _fits(self.cores_used, self.threads_per_rank),
                      f'{self.cores_used} cores are not a multiple of {self.threads_per_rank} threads')
         cores_per_node = self.node_topology.num_cores

@@ -5,6 +5,8 @@ Two ranks, on one node (intra) or on two nodes (inter, when the partition has
 and 4 KB (us), peak bandwidth (MB/s, 10^6 B/s), large-message bandwidth (the best
 among sizes >= max_size/4: a rate-limited link's token bucket inflates the peak at
 mid sizes), n_1/2 (B) and the fitted Hockney alpha (us) and beta (ns/B).
+OSU runs with host buffers, and with CUDA device buffers (`buffers=device`) on
+partitions with the `gpu` feature when the OSU build supports them.
 """
 import os
 
@@ -102,6 +104,10 @@ class OsuPt2Pt(Pt2PtBase):
 
     benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw'])
 
+    #: 'host' buffers, or 'device': CUDA device buffers on both ranks (OSU's -d cuda ... D D);
+    #: device only on partitions with the gpu feature and with an OSU built with CUDA.
+    buffers = parameter(['host', 'device'])
+
     #: Timed iterations / warm-up iterations per size (0: OSU's defaults, fewer for large messages).
     iterations = variable(int, value=0)
     warmup = variable(int, value=0)
@@ -111,6 +117,11 @@ class OsuPt2Pt(Pt2PtBase):
         if self.benchmark == 'osu_latency' and self.transport == 'ob1-vader' and self.locality == 'intra':
             self.tags |= {'smoke'}
 
+    @run_after('init')
+    def gpu_partitions_only(self):
+        if self.buffers == 'device':
+            self.valid_systems = ['+mpi +gpu']
+
     @run_after('setup')
     def configure(self):
         path = tools.find_osu(self.benchmark)
@@ -119,6 +130,9 @@ class OsuPt2Pt(Pt2PtBase):
             self.max_size, self.iterations, self.warmup = 64 * 1024, 200, 20
         self.executable = path
         self.executable_opts = osu.options(path, self.max_size, self.iterations, self.warmup)
+        if self.buffers == 'device':
+            self.skip_if(not osu.has_cuda(path), f'{path} was built without CUDA support (no -d cuda)')
+            self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=True)
 
     def table(self):
         return osu_parser.parse(open(os.path.join(self.stagedir, str(self.stdout))).read())

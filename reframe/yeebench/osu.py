@@ -1,6 +1,13 @@
-"""Running OSU Micro-Benchmarks: version-independent options."""
+"""Running OSU Micro-Benchmarks: version-independent options, CUDA device buffers."""
 import functools
+import re
 import subprocess
+
+# A CUDA-enabled build lists the accelerator option in its help (absent otherwise):
+#   5.x  '  -d TYPE       accelerator device buffers can be of TYPE `cuda' or `openacc''
+#   7.x  '  -d, --accelerator  TYPE - use accelerator device buffers, which can be of TYPE `cuda','
+# (7.x prints the same list for a ROCm-only build; OSU then refuses `-d cuda' at run time.)
+_CUDA_OPTION = re.compile(r"^\s*-d[\s,].*\bcuda\b", re.MULTILINE)
 
 
 @functools.lru_cache(maxsize=None)
@@ -27,3 +34,18 @@ def options(path, max_size, iterations=None, warmup=None, min_size=None):
     if ' -m' in help_text(path):
         opts += ['-m', f'{min_size}:{max_size}' if min_size else f'{max_size}']
     return opts
+
+
+def help_lists_cuda(text):
+    """True when an OSU help text offers CUDA device buffers (-d cuda)."""
+    return bool(_CUDA_OPTION.search(text))
+
+
+def has_cuda(path):
+    """True when the OSU benchmark at `path` was built with CUDA support."""
+    return help_lists_cuda(help_text(path))
+
+
+def device_buffer_options(opts, pt2pt):
+    """`opts` for CUDA device buffers: -d cuda first; point-to-point adds D D (both ranks' buffers)."""
+    return ['-d', 'cuda'] + list(opts) + (['D', 'D'] if pt2pt else [])

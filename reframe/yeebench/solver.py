@@ -14,6 +14,7 @@ import os
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
+from reframe.core.exceptions import SanityError
 
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries, SolverBinary
@@ -60,8 +61,20 @@ class SolverMixin(rfm.RegressionTestPlugin):
                 '--quiet', '--report', report or self.report_file]
 
     def read_report(self, name=None):
-        with open(os.path.join(self.stagedir, name or self.report_file)) as fh:
+        path = os.path.join(self.stagedir, name or self.report_file)
+        if not os.path.exists(path):
+            raise SanityError(f'the solver wrote no {os.path.basename(path)}: {self.solver_error()}')
+        with open(path) as fh:
             return jsonreport.parse_yee(fh.read())
+
+    def solver_error(self):
+        '''The solver's one-line error from the job's stderr ("yee: error: ..."), else a pointer to it.'''
+        try:
+            with open(os.path.join(self.stagedir, str(self.stderr))) as fh:
+                lines = [line.strip() for line in fh if line.startswith('yee: error:')]
+        except OSError:
+            lines = []
+        return lines[0] if lines else f'see {self.stderr} in the stage directory'
 
     def solver_sanity(self, name=None):
         '''Deferred assertion that the solver's run is valid (list of problems is empty).'''

@@ -4,21 +4,26 @@ Sockets, cores and NUMA nodes come from hwloc (lstopo) or lscpu; programs run
 with the local scheduler and Open MPI's mpirun.  Run-as-root settings appear
 only when running as root; --oversubscribe is added per check only when it
 needs more cores than the node has (see yeebench.base).  Container platforms
-are declared for the runtimes found on PATH.
+are declared for the runtimes found on PATH.  NVIDIA GPUs listed by nvidia-smi
+add the `gpu` feature, a `devices` entry and extras.num_gpus (none of them
+without a GPU).
 """
 import os
 import shutil
 import socket
 
-from yeebench import topology
+from yeebench import gpus, topology
 
 _topo = topology.detect()
+_gpus = gpus.detect_nvidia()
 _ROOT = hasattr(os, 'geteuid') and os.geteuid() == 0
 
 _features = ['mpi', 'local']
 for tool, feature in (('numactl', 'numactl'), ('lstopo', 'hwloc'), ('hwloc-calc', 'hwloc')):
     if shutil.which(tool) and feature not in _features:
         _features.append(feature)
+if _gpus:
+    _features.append('gpu')
 
 _container_platforms = []
 for tool, platform in (('docker', 'Docker'), ('podman', 'Docker'), ('apptainer', 'Apptainer'),
@@ -34,7 +39,8 @@ system = {
     'name': 'local',
     'descr': (f'This machine ({socket.gethostname()}): {_topo.num_sockets} socket(s), '
               f'{_topo.num_numa_nodes} NUMA node(s), {_topo.num_cores} cores, '
-              f'{_topo.num_cpus} CPUs (detected by {_topo.source})'),
+              f'{_topo.num_cpus} CPUs (detected by {_topo.source})'
+              + (f', {len(_gpus)} GPU(s) ({_gpus[0].name})' if _gpus else '')),
     'hostnames': ['.*'],
     'modules_system': 'nomod',
     'partitions': [{
@@ -49,7 +55,8 @@ system = {
         'features': _features,
         'env_vars': _env_vars,
         'container_platforms': _container_platforms,
+        'devices': gpus.reframe_devices(_gpus),
         'extras': {'num_nodes': 1, 'mpi_implementation': 'openmpi',
-                   'topology_source': _topo.source},
+                   'topology_source': _topo.source, **({'num_gpus': len(_gpus)} if _gpus else {})},
     }],
 }

@@ -7,24 +7,34 @@ from pathlib import Path
 
 import pytest
 
+from test_suite_gpu import TWO_H100, fake_smi
+
 REPO = Path(__file__).resolve().parents[3]
 FAMILIES = ('pt2pt', 'collectives', 'binding', 'numa', 'fdtd')
 
 
-def run_reframe(*args, tmp_path):
+def run_reframe(*args, tmp_path, nvidia_smi=None, env_extra=None, expect_rc=0):
+    '''ReFrame on system local; `nvidia_smi`: sh script of a stand-in nvidia-smi put first on PATH.'''
     reframe = Path(sys.executable).parent / 'reframe'
     if not reframe.exists():
         pytest.skip('reframe is not installed next to this Python')
     env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp_path))
+    if nvidia_smi is not None:
+        env['PATH'] = f'{fake_smi(tmp_path, nvidia_smi)}{os.pathsep}{env["PATH"]}'
+    env.update(env_extra or {})
     cmd = [str(reframe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'local', *args]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, cwd=REPO)
-    assert out.returncode == 0, out.stdout + out.stderr
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=REPO)
+    assert out.returncode == expect_rc, out.stdout + out.stderr
     return out
 
 
-def list_checks(*args, tmp_path):
-    out = run_reframe('-l', *args, tmp_path=tmp_path)
+def list_checks(*args, tmp_path, nvidia_smi=None):
+    out = run_reframe('-l', *args, tmp_path=tmp_path, nvidia_smi=nvidia_smi)
     return out.stdout + out.stderr
+
+
+def listed(text):
+    return [line for line in text.splitlines() if line.startswith('- ')]
 
 
 def describe(*args, tmp_path):
@@ -34,20 +44,42 @@ def describe(*args, tmp_path):
 
 def test_every_family_loads_and_has_smoke_checks(tmp_path):
     files = [arg for f in FAMILIES for arg in ('-c', str(REPO / 'reframe/checks' / f'{f}.py'))]
-    text = list_checks(*files, '-t', 'smoke', tmp_path=tmp_path)
+    text = list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9')   # no GPU
     assert 'WARNING' not in text and 'skipping test file' not in text, text
-    listed = [line for line in text.splitlines() if line.startswith('- ')]
+    cases = listed(text)
     for prefix in ('NetPIPEPt2Pt', 'OsuPt2Pt', 'OsuCollective', 'AffinityPlacement', 'SolverPlacement',
                    'NumaBandwidth', 'NumaSolver', 'FdtdStrongScaling', 'FdtdWeakScaling'):
-        assert any(line.startswith(f'- {prefix} ') for line in listed), f'no smoke case of {prefix}'
-    assert len(listed) <= 16, 'the smoke set grew: keep it within 5 minutes on 2 cores'
+        assert any(line.startswith(f'- {prefix} ') for line in cases), f'no smoke case of {prefix}'
+    assert len(cases) <= 16, 'the smoke set grew: keep it within 5 minutes on 2 cores'
 
 
 def test_full_set_is_parameterised(tmp_path):
-    text = list_checks('-c', str(REPO / 'reframe/checks/pt2pt.py'), '-t', 'full', tmp_path=tmp_path)
-    listed = [line for line in text.splitlines() if line.startswith('- ')]
-    # NetPIPE + 3 OSU benchmarks, x 3 transports x 2 localities
-    assert len(listed) == (1 + 3) * 3 * 2
+    text = list_checks('-c', str(REPO / 'reframe/checks/pt2pt.py'), '-t', 'full', tmp_path=tmp_path,
+                       nvidia_smi='exit 9')
+    # NetPIPE + 3 OSU benchmarks (host buffers only without a GPU), x 3 transports x 2 localities
+    assert len(listed(text)) == (1 + 3) * 3 * 2
+    with_gpu = list_checks('-c', str(REPO / 'reframe/checks/pt2pt.py'), '-t', 'full', tmp_path=tmp_path,
+                           nvidia_smi=TWO_H100)
+    # ... and with a GPU each OSU benchmark also with device buffers
+    assert len(listed(with_gpu)) == (1 + 3 * 2) * 3 * 2
+
+
+GPU_CASE = ('%backend=cuda', '%buffers=device')
+GPU_FILES = ('fdtd', 'pt2pt', 'collectives')
+
+
+def test_gpu_cases_only_on_gpu_partitions(tmp_path):
+    files = [arg for f in GPU_FILES for arg in ('-c', str(REPO / 'reframe/checks' / f'{f}.py'))]
+    no_gpu = listed(list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9'))
+    gpu = listed(list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi=TWO_H100))
+    assert not [line for line in no_gpu if any(p in line for p in GPU_CASE)]
+    added = [line for line in gpu if line not in no_gpu]
+    assert all(any(p in line for p in GPU_CASE) for line in added)
+    for prefix in ('FdtdStrongScaling %backend=cuda', 'FdtdWeakScaling %backend=cuda'):
+        assert sum(line.startswith(f'- {prefix} ') for line in added) == 2, added   # 1 and 2 GPUs
+    assert any(line.startswith('- OsuPt2Pt ') and '%buffers=device' in line for line in added)
+    assert any(line.startswith('- OsuCollective ') and '%buffers=device' in line for line in added)
+    assert len(gpu) == len(no_gpu) + 6
 
 
 # (check file, check name, files each of its cases must keep in the output directory)
@@ -69,3 +101,18 @@ def test_json_reports_are_kept_for_provenance(check_file, name, files, tmp_path)
     assert cases, f'no smoke case of {name}'
     for case in cases:
         assert files <= set(case['keep_files']), (case['display_name'], case['keep_files'])
+
+
+def test_cuda_case_fails_when_the_solver_runs_another_backend(tmp_path):
+    # a stand-in GPU and a "yee-cuda" that is the CPU build: the run must fail on the report's backend
+    yee = REPO / 'build/install/bin/yee'
+    if not os.access(yee, os.X_OK):
+        pytest.skip('build/install/bin/yee is not built (make build)')
+    fake_bin = tmp_path / 'bin'
+    fake_bin.mkdir()
+    for name in ('yee', 'yee-cuda'):
+        (fake_bin / name).symlink_to(yee)
+    out = run_reframe('-c', str(REPO / 'reframe/checks/fdtd.py'), '-n', r'FdtdStrongScaling.*cuda.*cores_used=1\b',
+                      '-r', tmp_path=tmp_path, nvidia_smi=TWO_H100,
+                      env_extra={'YEEBENCH_PREFIX': str(tmp_path)}, expect_rc=1)
+    assert 'solver ran backend cpu, not cuda' in out.stdout, out.stdout

@@ -45,3 +45,24 @@ def test_output_goes_under_build(monkeypatch):
     config = load_settings()
     for system in config['systems']:
         assert '/build/reframe' in system['prefix'] or os.environ.get('YEEBENCH_RFM_DIR')
+
+
+def _local_partition():
+    return [s for s in load_settings()['systems'] if s['name'] == 'local'][0]['partitions'][0]
+
+
+def test_local_gpus_come_from_nvidia_smi(tmp_path, monkeypatch):
+    from test_suite_gpu import TWO_H100, fake_smi
+    monkeypatch.setenv('PATH', f'{fake_smi(tmp_path, TWO_H100)}{os.pathsep}{os.environ["PATH"]}')
+    part = _local_partition()
+    assert 'gpu' in part['features']
+    assert part['devices'] == [{'type': 'gpu', 'num_devices': 2, 'arch': 'sm_90'}]
+    assert part['extras']['num_gpus'] == 2
+
+
+def test_local_without_a_usable_gpu(tmp_path, monkeypatch):
+    from test_suite_gpu import fake_smi
+    monkeypatch.setenv('PATH', f'{fake_smi(tmp_path, "exit 9")}{os.pathsep}{os.environ["PATH"]}')
+    part = _local_partition()
+    assert 'gpu' not in part['features'] and part['devices'] == []
+    assert 'num_gpus' not in part['extras']
