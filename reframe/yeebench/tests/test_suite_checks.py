@@ -10,7 +10,7 @@ import pytest
 from test_suite_gpu import TWO_H100, fake_smi
 
 REPO = Path(__file__).resolve().parents[3]
-FAMILIES = ('pt2pt', 'collectives', 'binding', 'numa', 'fdtd')
+FAMILIES = ('pt2pt', 'collectives', 'binding', 'numa', 'fdtd', 'io')
 
 
 def run_reframe(*args, tmp_path, nvidia_smi=None, env_extra=None, expect_rc=0):
@@ -48,7 +48,7 @@ def test_every_family_loads_and_has_smoke_checks(tmp_path):
     assert 'WARNING' not in text and 'skipping test file' not in text, text
     cases = listed(text)
     for prefix in ('NetPIPEPt2Pt', 'OsuPt2Pt', 'OsuCollective', 'AffinityPlacement', 'SolverPlacement',
-                   'NumaBandwidth', 'NumaSolver', 'FdtdStrongScaling', 'FdtdWeakScaling'):
+                   'NumaBandwidth', 'NumaSolver', 'FdtdStrongScaling', 'FdtdWeakScaling', 'IoOutput'):
         assert any(line.startswith(f'- {prefix} ') for line in cases), f'no smoke case of {prefix}'
     assert len(cases) <= 16, 'the smoke set grew: keep it within 5 minutes on 2 cores'
 
@@ -89,6 +89,7 @@ KEPT_REPORTS = [
     ('binding.py', 'AffinityPlacement', {'affinity.json'}),
     ('numa.py', 'NumaSolver', {'yee-report.json'}),
     ('numa.py', 'NumaBandwidth', {'numa-bw.json'}),
+    ('io.py', 'IoOutput', {'yee-report.json'}),
 ]
 
 
