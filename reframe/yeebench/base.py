@@ -182,6 +182,8 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
 
     @run_before('performance')
     def _publish_foms(self):
+        if self.is_dry_run():    # --dry-run: nothing ran, there are no outputs to read FOMs from
+            return
         self.collect_foms()
         self.perf_variables = {
             name: sn.make_performance_function(value if hasattr(value, 'evaluate') else sn.defer(value), unit)

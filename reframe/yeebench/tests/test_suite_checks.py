@@ -1,6 +1,7 @@
 """The check files load cleanly and every experiment family has a smoke case (listing only, no runs)."""
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ REPO = Path(__file__).resolve().parents[3]
 FAMILIES = ('pt2pt', 'collectives', 'binding', 'numa', 'fdtd', 'io')
 
 
-def run_reframe(*args, tmp_path, nvidia_smi=None, env_extra=None, expect_rc=0):
+def run_reframe(*args, tmp_path, nvidia_smi=None, env_extra=None, expect_rc=0, system='local'):
     '''ReFrame on system local; `nvidia_smi`: sh script of a stand-in nvidia-smi put first on PATH.'''
     reframe = Path(sys.executable).parent / 'reframe'
     if not reframe.exists():
@@ -22,7 +23,7 @@ def run_reframe(*args, tmp_path, nvidia_smi=None, env_extra=None, expect_rc=0):
     if nvidia_smi is not None:
         env['PATH'] = f'{fake_smi(tmp_path, nvidia_smi)}{os.pathsep}{env["PATH"]}'
     env.update(env_extra or {})
-    cmd = [str(reframe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'local', *args]
+    cmd = [str(reframe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', system, *args]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=REPO)
     assert out.returncode == expect_rc, out.stdout + out.stderr
     return out
@@ -117,3 +118,20 @@ def test_cuda_case_fails_when_the_solver_runs_another_backend(tmp_path):
                       '-r', tmp_path=tmp_path, nvidia_smi=TWO_H100,
                       env_extra={'YEEBENCH_PREFIX': str(tmp_path)}, expect_rc=1)
     assert 'solver ran backend cpu, not cuda' in out.stdout, out.stdout
+
+
+def _results(out):
+    '''{(display name prefix, partition): (result word, rest of line)} from ReFrame's progress lines.'''
+    found = {}
+    for line in re.sub(r'\x1b\[[0-9;]*m', '', out.stdout).splitlines():
+        m = re.match(r'\[\s*(OK|SKIP|FAIL)\s*\] \(\s*\d+/\d+\) (\S+) .*@(\S+)\+\S+(.*)$', line)
+        if m:
+            found.setdefault((m.group(2), m.group(3)), []).append((m.group(1), m.group(4)))
+    return found
+
+
+def test_dry_run_of_the_smoke_set(tmp_path):
+    out = run_reframe('-c', str(REPO / 'reframe/checks'), '-t', 'smoke', '--dry-run', tmp_path=tmp_path,
+                      nvidia_smi='exit 9')
+    assert not [k for k, v in _results(out).items() if any(r == 'FAIL' for r, _ in v)], out.stdout
+
