@@ -63,7 +63,7 @@ _extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps'
            'cpus_shared': _shared}
 
 
-def _partition(name, launcher, descr, env_vars, features=()):
+def _partition(name, launcher, descr, env_vars, features=(), extras=None):
     return {
         'name': name,
         'descr': descr,
@@ -78,7 +78,7 @@ def _partition(name, launcher, descr, env_vars, features=()):
         'features': ['mpi', 'slurm', 'vcluster', 'hwloc'] + list(features),
         'env_vars': _env_vars + env_vars,
         'processor': _processor,
-        'extras': dict(_extras),
+        'extras': dict(_extras, **(extras or {})),
     }
 
 
@@ -95,8 +95,10 @@ system = {
         # bind outside a node's CPU set); ranks run on their node's CPUs, --cpu-bind is ignored.
         # Feature `launcher-no-binding`: checks that need the launcher to bind ranks can exclude this
         # partition with valid_systems = ['+mpi -launcher-no-binding'].
+        # extras.cpu_binding False: the binding checks skip here, with that reason.
         _partition('srun', 'srun', 'srun --mpi=pmix launches the Open MPI ranks (no Slurm CPU binding)',
-                   [['SLURM_MPI_TYPE', 'pmix']], features=['launcher-no-binding']),
+                   [['SLURM_MPI_TYPE', 'pmix']], features=['launcher-no-binding'],
+                   extras={'cpu_binding': False}),
         _partition('mpirun', 'mpirun', "Open MPI's mpirun inside the allocation (orted started by srun)",
                    []),
     ],

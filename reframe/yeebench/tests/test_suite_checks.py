@@ -135,3 +135,14 @@ def test_dry_run_of_the_smoke_set(tmp_path):
                       nvidia_smi='exit 9')
     assert not [k for k, v in _results(out).items() if any(r == 'FAIL' for r, _ in v)], out.stdout
 
+
+def test_vcluster_srun_partition_skips_the_binding_checks(tmp_path):
+    # srun on the virtual cluster cannot bind CPUs (extras.cpu_binding False); mpirun there can
+    out = run_reframe('-c', str(REPO / 'reframe/checks/binding.py'), '-t', 'smoke', '--dry-run',
+                      tmp_path=tmp_path, env_extra={'YEEBENCH_VCLUSTER_DIR': str(tmp_path / 'no-cluster')},
+                      system='vcluster')
+    results = _results(out)
+    for check in ('AffinityPlacement', 'SolverPlacement'):
+        srun = results[check, 'vcluster:srun']
+        assert srun and all(r == 'SKIP' and 'declares no CPU binding' in rest for r, rest in srun), srun
+        assert all(r == 'OK' for r, _ in results[check, 'vcluster:mpirun']), results
