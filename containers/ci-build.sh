@@ -98,8 +98,8 @@ ENGINE=docker PY="$py" OUT="$out" JOBS="${JOBS:-2}" YEE_MARCH="${YEE_MARCH:-nati
     bash containers/build-image.sh "$image"
 t1=$(date +%s)
 size=$(docker image inspect -f '{{.Size}}' "$image")
-# Keep the cached layer store bounded: drop untagged images (older builds) not used for two days.
-docker image prune -f --filter until=48h > /dev/null || true
+# Keep the cached layer store bounded: drop untagged images (older builds) more than a day old.
+docker image prune -f --filter until=24h > /dev/null || true
 log "built $image in $((t1 - t0)) s, $((size / 1000000)) MB"
 
 # The runtime image must not carry compilers.
