@@ -14,7 +14,7 @@ DEB_CORE := build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev
             hwloc libhwloc-dev numactl libnuma-dev netpipe-openmpi libhdf5-openmpi-dev hdf5-tools \
             python3 python3-venv python3-dev
 # Extra packages that only the full test suite needs (containers, virtual cluster, HTML report).
-DEB_TEST := chromium docker.io debootstrap slurm-wlm munge libpmix-dev iproute2 fio
+DEB_TEST := chromium docker.io debootstrap charliecloud slurm-wlm munge libpmix-dev iproute2 fio
 
 # Filled in by the fragments.
 BUILD_TARGETS :=

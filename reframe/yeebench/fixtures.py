@@ -1,12 +1,15 @@
 """Fixtures that provide the suite's own binaries.
 
-Search order for every program: $YEEBENCH_PREFIX/bin, then PATH (a Spack
-environment or container puts them there), else a CMake build of the
-repository's source folder into the fixture's stage directory.  Checks use
+Search order for every program: $YEEBENCH_PREFIX/bin, then PATH (a container
+puts them there), else a CMake build of the repository's source folder into the
+fixture's stage directory.  In the `spack` environment the binaries come from the
+activated Spack environment's view only, and the fixture fails with the reason
+when they are not there (a silent fallback would benchmark other binaries).  Checks use
 them as `yee = fixture(SolverBinary, scope='environment')` and then
 `self.yee.paths['yee']`.
 """
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -14,6 +17,8 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, sanity_function, variable
+
+from yeebench import spack_env
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,7 +53,7 @@ class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
     #: Result: program name -> absolute path.
     paths = variable(typ.Dict[str, str], value={})
 
-    #: Result: where the programs came from: 'prefix-or-path' or 'cmake'.
+    #: Result: where the programs came from: 'prefix-or-path', 'spack' or 'cmake'.
     origin = variable(str, value='')
 
     sourcesdir = None
@@ -56,6 +61,9 @@ class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
 
     @run_before('compile')
     def locate_or_build(self):
+        if 'spack' in self.current_environ.features:
+            self.take_from_spack()
+            return
         found = {p: locate(p) for p in self.programs}
         if all(found.values()):
             self.origin = 'prefix-or-path'
@@ -71,6 +79,15 @@ class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
             f'cmake --build build -j {self.build_jobs}',
             'cmake --install build',
         ]
+
+    def take_from_spack(self):
+        reason = spack_env.missing_reason(self.programs)
+        if reason:
+            self.build_system.commands = [f'echo {shlex.quote(reason)} >&2', 'false']
+            return
+        self.origin = 'spack'
+        self.paths = {p: spack_env.locate(p) for p in self.programs}
+        self.build_system.commands = [f'echo "spack view: {p}: {path}"' for p, path in self.paths.items()]
 
     @sanity_function
     def programs_exist(self):
