@@ -34,20 +34,28 @@ bench-solver: build-solver
 # CUDA backend. CI has nvcc but no GPU: test-solver-cuda-build compiles the backend with
 # nvcc (CUDA_ARCHS -> CMAKE_CUDA_ARCHITECTURES, default 90 = sm_90 + PTX) and runs its
 # tests; the GPU ones report "Skipped" with the reason where nvidia-smi lists no GPU.
-#   make build-solver-cuda       CUDA build into $(BUILD)/solver-cuda: yee-cuda, yee-cuda-copy (not installed)
+#   make build-solver-cuda       CUDA build into $(BUILD)/solver-cuda; installs yee-cuda, yee-cuda-copy to $(PREFIX)/bin
 #   make bench-solver-cuda       on a GPU node: Gcells/s, GB/s, % of measured copy bandwidth
 SOLVER_CUDA := $(BUILD)/solver-cuda
 CUDA_ARCHS  ?= 90
 TEST_TARGETS += test-solver-cuda-build
 
-.PHONY: build-solver-cuda test-solver-cuda-build bench-solver-cuda
+.PHONY: build-solver-cuda test-solver-cuda-build test-solver-cuda-run bench-solver-cuda
 
 build-solver-cuda:
 	cmake -S solver -B $(SOLVER_CUDA) -DCMAKE_BUILD_TYPE=Release -DYEE_BACKEND=cuda \
-	  -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHS)" -DYEE_CPU_BIN=$(abspath $(SOLVER_BUILD))/yee
+	  -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHS)" -DYEE_CPU_BIN=$(abspath $(SOLVER_BUILD))/yee \
+	  -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	cmake --build $(SOLVER_CUDA) -j$(JOBS)
+	cmake --install $(SOLVER_CUDA)
 
-test-solver-cuda-build: build-solver-cuda build-solver
+# Without a CUDA compiler there is nothing to compile: say so instead of failing.
+test-solver-cuda-build:
+	@if command -v nvcc >/dev/null 2>&1 || [ -n "$$CUDACXX" ]; then \
+	  $(MAKE) --no-print-directory test-solver-cuda-run; \
+	else echo "test-solver-cuda-build: SKIP: no nvcc on PATH (and CUDACXX unset): the CUDA backend was not compiled"; fi
+
+test-solver-cuda-run: build-solver-cuda build-solver
 	cd $(SOLVER_CUDA) && { ctest --output-on-failure -L 'cuda-host|cuda-gpu'; rc=$$?; \
 	  grep -h '^SKIP' Testing/Temporary/LastTest.log || true; exit $$rc; }
 
