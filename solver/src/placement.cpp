@@ -61,6 +61,9 @@ std::string json_ints(const std::vector<int>& v) {
   return s + "]";
 }
 
+
+}  // namespace
+
 std::string json_escape(const std::string& in) {
   std::string s;
   for (unsigned char c : in) {
@@ -77,8 +80,6 @@ std::string json_escape(const std::string& in) {
   }
   return s;
 }
-
-}  // namespace
 
 double peak_rss_bytes() {
   struct rusage ru;

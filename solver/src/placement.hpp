@@ -12,4 +12,7 @@ std::string gather_placement(MPI_Comm comm, double field_bytes, double* max_rss,
 
 double peak_rss_bytes();
 
+// `in` with quotes, backslashes and control characters escaped for a JSON string.
+std::string json_escape(const std::string& in);
+
 }  // namespace yee

@@ -11,6 +11,7 @@
 #include "io/io_options.hpp"
 #include "io/mpiio_guard.hpp"
 #include "kernel_contract.hpp"
+#include "placement.hpp"
 
 namespace yee {
 namespace {
@@ -22,22 +23,7 @@ std::string num(double x) {
   return buf;
 }
 
-std::string str(const std::string& in) {
-  std::string s = "\"";
-  for (unsigned char c : in) {
-    if (c == '"' || c == '\\') {
-      s += '\\';
-      s += char(c);
-    } else if (c < 32) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      s += buf;
-    } else {
-      s += char(c);
-    }
-  }
-  return s + "\"";
-}
+std::string str(const std::string& in) { return "\"" + json_escape(in) + "\""; }
 
 // Field output figures: GB/s = bytes written / seconds in the io phase (max over ranks).
 std::string io_json(const Options& o, const RunResult& r) {

@@ -34,24 +34,12 @@ def _output_path(path):
 
 
 def atomic_write_text(path, text):
-    """Write text to path via a temporary file in the same directory and a rename."""
-    path = _output_path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, _default_file_mode())
-        with os.fdopen(fd, "w") as fp:
-            fp.write(text)
-            fp.flush()
-            os.fsync(fp.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write text (UTF-8) to path via a temporary file in the same directory and a rename."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_write_bytes(path, data):
+    """Write bytes to path via a temporary file in the same directory and a rename."""
     path = _output_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
