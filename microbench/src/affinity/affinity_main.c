@@ -239,15 +239,8 @@ int main(int argc, char **argv)
 {
     options o;
     char err[256] = "";
-    int parsed = parse_options(argc, argv, &o, err, sizeof err);
-    if (parsed) { /* answered before MPI starts; under a launcher only its rank 0 speaks */
-        if (mb_launcher_rank() == 0) {
-            if (parsed == 1) fputs(usage, stdout);
-            else if (parsed == 3) printf("affinity %s\n", MB_VERSION);
-            else fprintf(stderr, "affinity: error: %s\n", err);
-        }
-        return parsed == 2 ? 2 : 0;
-    }
+    int code = mb_answer_before_mpi("affinity", parse_options(argc, argv, &o, err, sizeof err), usage, err);
+    if (code >= 0) return code;
 
     int provided, rank, size;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);

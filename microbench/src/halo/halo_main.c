@@ -323,32 +323,25 @@ int main(int argc, char **argv)
 {
     options o;
     char err[256] = "";
-    int parsed = parse_options(argc, argv, &o, err, sizeof err);
-    if (parsed) { /* answered before MPI starts; under a launcher only its rank 0 speaks */
-        if (mb_launcher_rank() == 0) {
-            if (parsed == 1) fputs(usage, stdout);
-            else if (parsed == 3) printf("halo %s\n", MB_VERSION);
-            else fprintf(stderr, "halo: error: %s\n", err);
-        }
-        return parsed == 2 ? 2 : 0;
-    }
+    int code = mb_answer_before_mpi("halo", parse_options(argc, argv, &o, err, sizeof err), usage, err);
+    if (code >= 0) return code;
 
     int provided, rank, size;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    int dims[3] = {o.dims[0], o.dims[1], o.dims[2]};
+    int dims[3] = {o.dims[0], o.dims[1], o.dims[2]}, dims_invalid = 0;
     {
         long product = (long)(dims[0] ? dims[0] : 1) * (dims[1] ? dims[1] : 1) * (dims[2] ? dims[2] : 1);
         if (product > size || (dims[0] && dims[1] && dims[2] && product != size) || size % product) {
             snprintf(err, sizeof err, "--dims %dx%dx%d does not fit %d ranks", dims[0], dims[1], dims[2], size);
-            parsed = 2;
+            dims_invalid = 1;
         } else {
             MPI_Dims_create(size, 3, dims);
         }
     }
-    if (parsed) { /* only the process count can make --dims wrong, and that needs MPI */
+    if (dims_invalid) { /* only the process count can make --dims wrong, and that needs MPI */
         if (rank == 0) fprintf(stderr, "halo: error: %s\n", err);
         MPI_Finalize();
         return 2;

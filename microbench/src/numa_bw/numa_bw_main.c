@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "json.h"
+#include "launcher.h"
 #include "numa_query.h"
 #include "output.h"
 #include "stream_kernels.h"
@@ -169,10 +170,8 @@ int main(int argc, char **argv)
 {
     options o;
     char err[256];
-    int parsed = parse_options(argc, argv, &o, err, sizeof err);
-    if (parsed == 1) { fputs(usage, stdout); return 0; }
-    if (parsed == 3) { printf("numa-bw %s\n", MB_VERSION); return 0; }
-    if (parsed) { fprintf(stderr, "numa-bw: error: %s\n", err); return 2; }
+    int code = mb_answer_before_mpi("numa-bw", parse_options(argc, argv, &o, err, sizeof err), usage, err);
+    if (code >= 0) return code;
     if (o.threads) omp_set_num_threads((int)o.threads);
     size_t phys = mb_physical_memory();
     if (phys && o.bytes > phys / 4) { /* three arrays must fit in 3/4 of memory */
