@@ -138,6 +138,7 @@ def build_provenance(report, run_id, system, rows, cases):
     image_source = "ingest-host" if (digest or spack_lock) else "absent"
 
     passed = sum(1 for c in cases if c["result"] == "pass")
+    skipped = sum(1 for c in cases if c["result"] == "skip")  # a stated skip is not a failure
     return {
         "schema": "yeebench-provenance", "schema_version": PROVENANCE_SCHEMA_VERSION,
         "run_id": run_id, "system": system,
@@ -156,7 +157,8 @@ def build_provenance(report, run_id, system, rows, cases):
         "jobs": {"source": "report", "cases": cases},
         "environment_image": {"source": image_source, "container_image_digest": digest,
                               "spack_lock_sha256": spack_lock},
-        "counts": {"testcases": len(cases), "passed": passed, "failed": len(cases) - passed, "rows": len(rows)},
+        "counts": {"testcases": len(cases), "passed": passed, "skipped": skipped,
+                   "failed": len(cases) - passed - skipped, "rows": len(rows)},
     }
 
 

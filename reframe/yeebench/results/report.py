@@ -53,8 +53,8 @@ def _run_summary(runs):
             rf = (prov or {}).get("reframe", {})
             rows.append([(prov or {}).get("run_id", run.label), (prov or {}).get("system", "-"),
                          rf.get("time_start", "-"), counts.get("testcases", "-"), counts.get("passed", "-"),
-                         counts.get("failed", "-"), counts.get("rows", len(run.rows))])
-    return _table(["run", "system", "started (UTC)", "test cases", "passed", "failed", "rows"], rows)
+                         counts.get("skipped", "-"), counts.get("failed", "-"), counts.get("rows", len(run.rows))])
+    return _table(["run", "system", "started (UTC)", "test cases", "passed", "skipped", "failed", "rows"], rows)
 
 
 def _fom_table(run, verdicts):
@@ -100,7 +100,7 @@ def _provenance(prov):
     ]
     out = ["<dl>"] + [f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items] + ["</dl>"]
     jobs = prov.get("jobs", {}).get("cases", [])
-    failed = [c for c in jobs if c.get("result") != "pass"]
+    failed = [c for c in jobs if c.get("result") not in ("pass", "skip")]
     if failed:
         out.append("<h3>Failed test cases</h3>")
         out.append(_table(["test case", "check", "result", "phase", "reason"],

@@ -51,5 +51,5 @@ def minimal_provenance(run_id, system, nrows):
         "reframe": {"source": "report", "version": "4.10.4"}, "git": dict(absent, sha=None, dirty=None),
         "build": dict(absent, programs={}), "software": dict(absent), "topology": dict(absent),
         "bindings": dict(absent, observed=[]), "jobs": {"source": "report", "cases": []},
-        "environment_image": dict(absent), "counts": {"testcases": 0, "passed": 0, "failed": 0, "rows": nrows},
+        "environment_image": dict(absent), "counts": {"testcases": 0, "passed": 0, "skipped": 0, "failed": 0, "rows": nrows},
     }

@@ -40,7 +40,7 @@ def test_directions_declared_or_inferred(tmp_path):
 def test_provenance_block(tmp_path):
     prov = json.loads((ingested(tmp_path) / "provenance.json").read_text())
     assert prov["reframe"]["version"] == "4.10.4" and prov["reframe"]["source"] == "report"
-    assert prov["counts"] == {"testcases": 15, "passed": 12, "failed": 3, "rows": 36}
+    assert prov["counts"] == {"testcases": 15, "passed": 12, "skipped": 0, "failed": 3, "rows": 36}
     failed = [c for c in prov["jobs"]["cases"] if c["result"] != "pass"]
     assert {c["check"] for c in failed} == {"FixtureFailing"}
     assert all(c["fail_phase"] == "sanity" for c in failed)
@@ -207,3 +207,13 @@ def test_missing_tools_give_nulls(monkeypatch):
     assert host_info.mpi_version.__wrapped__() is None and host_info.ucx_version.__wrapped__() is None
     assert host_info.topology.__wrapped__()["numa_nodes"] is None
     assert host_info.git_state("/nonexistent") == (None, None)
+
+
+def test_skipped_cases_are_counted_as_skipped_not_failed(tmp_path):
+    report = json.loads(REPORT_A.read_text())
+    case = next(c for c in report["runs"][0]["testcases"] if c["name"].startswith("FixtureFailing"))
+    case.update(result="skip", fail_phase=None, fail_reason=None)
+    edited = tmp_path / "skip.json"
+    edited.write_text(json.dumps(report))
+    prov = json.loads((ingest(edited, results_dir=tmp_path / "results") / "provenance.json").read_text())
+    assert prov["counts"]["skipped"] == 1 and prov["counts"]["failed"] == 2
