@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 
+#include "backends/checksum_hash.hpp"
 #include "kernel_contract.hpp"
 
 #define YEE_RESTRICT __restrict__
@@ -341,28 +342,6 @@ void copy_owned(const Fields<T>& f, int comp, T* out) {
       std::memcpy(out + ((i - 1) * n1 + (j - 1)) * n2, src + f.at(i, j, 1), sizeof(T) * std::size_t(n2));
 }
 
-namespace {
-inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64 finaliser
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-template <typename T>
-inline std::uint64_t bits_of(T v) {
-  if constexpr (sizeof(T) == 4) {
-    std::uint32_t u;
-    std::memcpy(&u, &v, 4);
-    return u;
-  } else {
-    std::uint64_t u;
-    std::memcpy(&u, &v, 8);
-    return u;
-  }
-}
-}  // namespace
 
 template <typename T>
 std::uint64_t checksum(const Fields<T>& f) {
@@ -379,7 +358,7 @@ std::uint64_t checksum(const Fields<T>& f) {
             const std::uint64_t g =
                 ((std::uint64_t(f.goff[0] + i - 1) * g1 + std::uint64_t(f.goff[1] + j - 1)) * g2 +
                  std::uint64_t(f.goff[2] + k - 1)) * 6 + std::uint64_t(c);
-            sum += mix64(bits_of(f.comp[c][f.at(i, j, k)]) ^ mix64(g + 0x9e3779b97f4a7c15ULL));
+            sum += entry_hash(f.comp[c][f.at(i, j, k)], g);
           }
   }
   return sum;
@@ -410,23 +389,8 @@ void div_e(const Fields<T>& f, double* div_max, double* e_max) {
   *e_max = em;
 }
 
-#define YEE_INSTANTIATE(T)                                                                           \
-  template void allocate<T>(Fields<T>&);                                                            \
-  template void release<T>(Fields<T>&);                                                             \
-  template void init_e<T>(Fields<T>&, InitFn, const void*);                                         \
-  template void update_h<T>(Fields<T>&, const Box&, T, EnergySums*);                                \
-  template void update_e<T>(Fields<T>&, const Box&, T);                                             \
-  template void fused_part1<T>(Fields<T>&, T);                                                      \
-  template void fused_part2<T>(Fields<T>&, T);                                                      \
-  template void add_to<T>(Fields<T>&, int, long, long, long, double);                               \
-  template double read<T>(const Fields<T>&, int, long, long, long);                                 \
-  template std::size_t pack<T>(const Fields<T>&, int, long, int, int, T*);                          \
-  template void unpack<T>(Fields<T>&, int, long, int, int, const T*);                               \
-  template void copy_owned<T>(const Fields<T>&, int, T*);                                           \
-  template std::uint64_t checksum<T>(const Fields<T>&);                                             \
-  template void div_e<T>(const Fields<T>&, double*, double*);
-YEE_INSTANTIATE(float)
-YEE_INSTANTIATE(double)
+YEE_INSTANTIATE_CONTRACT(float)
+YEE_INSTANTIATE_CONTRACT(double)
 
 }  // namespace kernels
 }  // namespace yee

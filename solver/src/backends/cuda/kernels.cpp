@@ -461,23 +461,8 @@ void div_e(const Fields<T>& f, double* div_max, double* e_max) {
   std::memcpy(e_max, &host[1], sizeof(double));
 }
 
-#define YEE_INSTANTIATE(T)                                                                           \
-  template void allocate<T>(Fields<T>&);                                                            \
-  template void release<T>(Fields<T>&);                                                             \
-  template void init_e<T>(Fields<T>&, InitFn, const void*);                                         \
-  template void update_h<T>(Fields<T>&, const Box&, T, EnergySums*);                                \
-  template void update_e<T>(Fields<T>&, const Box&, T);                                             \
-  template void fused_part1<T>(Fields<T>&, T);                                                      \
-  template void fused_part2<T>(Fields<T>&, T);                                                      \
-  template void add_to<T>(Fields<T>&, int, long, long, long, double);                               \
-  template double read<T>(const Fields<T>&, int, long, long, long);                                 \
-  template std::size_t pack<T>(const Fields<T>&, int, long, int, int, T*);                          \
-  template void unpack<T>(Fields<T>&, int, long, int, int, const T*);                               \
-  template void copy_owned<T>(const Fields<T>&, int, T*);                                           \
-  template std::uint64_t checksum<T>(const Fields<T>&);                                             \
-  template void div_e<T>(const Fields<T>&, double*, double*);
-YEE_INSTANTIATE(float)
-YEE_INSTANTIATE(double)
+YEE_INSTANTIATE_CONTRACT(float)
+YEE_INSTANTIATE_CONTRACT(double)
 
 }  // namespace kernels
 }  // namespace yee

@@ -8,13 +8,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "backends/checksum_hash.hpp"
 #include "kernel_contract.hpp"
 
-#ifdef __CUDACC__
-#define YEE_HD __host__ __device__
-#else
-#define YEE_HD
-#endif
 
 namespace yee {
 namespace cuda {
@@ -142,38 +138,6 @@ YEE_HD inline void e_thread(const DevFields<T>& f, const Box& b, long span, T c,
   }
 }
 
-// Checksum: splitmix64 finaliser of the value bits mixed with the global index, as the
-// CPU backend; summed with wrap-around, so any order gives the same total.
-YEE_HD inline std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-template <typename T>
-YEE_HD inline std::uint64_t bits_of(T v) {
-#ifdef __CUDA_ARCH__
-  if constexpr (sizeof(T) == 4) {
-    return std::uint64_t(__float_as_uint(v));
-  } else {
-    return std::uint64_t(__double_as_longlong(v));
-  }
-#else
-  if constexpr (sizeof(T) == 4) {
-    std::uint32_t u;
-    std::memcpy(&u, &v, 4);
-    return u;
-  } else {
-    std::uint64_t u;
-    std::memcpy(&u, &v, 8);
-    return u;
-  }
-#endif
-}
-
 // This thread's share of the checksum (g1 = gn[1] + 1, g2 = gn[2] + 1).
 template <typename T>
 YEE_HD inline std::uint64_t checksum_thread(const DevFields<T>& f, const Box& b, long span, std::uint64_t g1,
@@ -190,7 +154,7 @@ YEE_HD inline std::uint64_t checksum_thread(const DevFields<T>& f, const Box& b,
       const std::uint64_t g0 = (std::uint64_t(f.goff[0] + i - 1) * g1 + std::uint64_t(f.goff[1] + j - 1)) * g2 +
                                std::uint64_t(f.goff[2] + k - 1);
       for (int c = 0; c < 6; ++c)
-        sum += mix64(bits_of(comp[c][o]) ^ mix64(g0 * 6 + std::uint64_t(c) + 0x9e3779b97f4a7c15ULL));
+        sum += entry_hash(comp[c][o], g0 * 6 + std::uint64_t(c));
     }
   return sum;
 }
