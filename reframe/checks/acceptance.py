@@ -7,7 +7,7 @@ stressful performance checks its authors wished they had run.  Files:
   acceptance_node.py  topology vs expected file, kernel settings, IPv4/IPv6
   acceptance_perf.py  thread/process scaling, network pair matrix, storage bandwidth
   acceptance_gpu.py   CUDA device query, device-memory bandwidth, N-body
-Every check ends with `[acceptance] PASS|FAIL|SKIP <check>: <reason>`;
+Every check ends with `[acceptance] PASS|FAIL|NOT MEASURED <check>: <reason>`;
 `yeebench acceptance report REPORT.json -o acceptance.html` makes the sign-off page.
 
     reframe -C reframe/config/settings.py -c reframe/checks/acceptance.py \\

@@ -41,7 +41,10 @@ class _NodeProbe(YeebenchCheck, AcceptanceMixin):
         return nodes_used(self)
 
     def judge(self, evaluate):
-        """Run `evaluate(records)` -> (ok, reason, details) and turn it into the verdict."""
+        """Run `evaluate(records)` -> (verdict, reason, details) and turn it into the check's verdict.
+
+        verdict: True/False (pass/fail) or one of nodecheck's PASS, FAIL, NOT MEASURED.
+        """
         try:
             records = self.records()
         except (OSError, ValueError) as err:
@@ -49,8 +52,10 @@ class _NodeProbe(YeebenchCheck, AcceptanceMixin):
         # recorded with the run (loggable), whatever the verdict
         self.observations = {host: {"topology": rec["topology"], "settings": rec["settings"],
                                     "ipstack": rec["ipstack"]} for host, rec in records.items()}
-        ok, reason, details = evaluate(records)
-        return self.verdict(ok, reason, details)
+        verdict, reason, details = evaluate(records)
+        if verdict == nodecheck.NOT_MEASURED:
+            return self.not_measured(reason, details)
+        return self.verdict(verdict in (True, nodecheck.PASS), reason, details)
 
 
 @rfm.simple_test
@@ -58,21 +63,24 @@ class AcceptanceTopology(_NodeProbe):
     """Sockets, cores, NUMA nodes and distances of every node against the expected file."""
 
     descr = "Topology (hwloc, numactl): all nodes alike and as recorded in reframe/config/topology/"
-    #: Folder of expected-topology files (<system>[-<partition>].yaml).
-    topology_dir = variable(str, value=os.path.abspath(TOPOLOGY_DIR))
+    #: Folder of expected-topology files (<system>[-<partition>].yaml); shown on the page as given.
+    topology_dir = variable(str, value=os.path.normpath(TOPOLOGY_DIR))
 
     @sanity_function
     def validate(self):
         part = self.current_partition
-        path = topology.expected_path(self.topology_dir, self.current_system.name, part.name)
+        system = self.current_system.name
+        path = topology.expected_path(self.topology_dir, system, part.name)  # as given, never rewritten
         expected = None
         if path:
             try:
                 expected = topology.load_expected(path)
             except topology.TopologyError as err:
                 return self.verdict(False, f"expected-topology file unusable: {err}")
+        how = nodecheck.RECORD_TOPOLOGY.format(system=system, partition=f" --partition {part.name}",
+                                               dir=self.topology_dir, dash_partition=f"-{part.name}")
         return self.judge(lambda recs: nodecheck.topology_verdict(
-            recs, expected, os.path.relpath(path) if path else None, self.nodes_allocated()))
+            recs, expected, path, self.nodes_allocated(), how_to_record=how))
 
 
 @rfm.simple_test
@@ -96,17 +104,19 @@ class AcceptanceKernelSettings(_NodeProbe):
 
 @rfm.simple_test
 class AcceptanceIPStack(_NodeProbe):
-    """IPv4 required, IPv6 (dual stack, paper 003 test 14) reported on every node."""
+    """IPv4 required, IPv6 (dual stack, paper 003 test 14) reported, on the interfaces jobs use."""
 
-    descr = "IP stack: IPv4 works on every node; IPv6 availability reported"
+    descr = ("IP stack: IPv4 TCP over the interfaces MPI/Slurm give a job (not loopback) on every node; "
+             "IPv6 on them reported")
 
     @sanity_function
     def validate(self):
         def evaluate(records):
-            ok, reason, ipv6 = nodecheck.ipstack_verdict(records)
+            verdict, reason, ipv6, details = nodecheck.ipstack_verdict(records)
             self._ipv6 = 1 if ipv6 else 0
-            return ok, reason, []
+            return verdict, reason, details
         return self.judge(evaluate)
 
     def collect_foms(self):
-        self.add_fom("ipv6_available", getattr(self, "_ipv6", 0), "bool", "higher")
+        if self.measured:
+            self.add_fom("ipv6_available", getattr(self, "_ipv6", 0), "bool", "higher")

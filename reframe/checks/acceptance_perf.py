@@ -216,7 +216,8 @@ class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
 
     time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
 
-    descr = "Network: pair matrix with simultaneous pairs, Allreduce/Bcast checked; outlier nodes fail"
+    descr = ("Network: pair matrix with simultaneous pairs over 2 or more nodes, Allreduce/Bcast checked; "
+             "outlier nodes fail")
     sourcesdir = SOURCES
     executable = "./pairmatrix"
     #: A node is an outlier when worse than the median node by more than this fraction.
@@ -271,14 +272,21 @@ class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
         details += [f"collective {c}" for c in colls]
         if any(c.endswith("INVALID") for c in colls):
             return self.verdict(False, "a collective returned a wrong result", details)
+        hosts = {name.split("/")[0] for pair in lat for name in pair}
+        if len(hosts) < 2:  # every pair inside one node: shared memory, not the network
+            return self.not_measured(
+                f"all {len(lat)} pair(s) ran on one node ({', '.join(sorted(hosts))}), so they measured shared "
+                "memory, not the network; run on a partition of 2 or more nodes (e.g. make "
+                "test-acceptance-vcluster, or --system <cluster> with --flex-alloc-nodes=all)", details)
         if bad:
             return self.verdict(False, "outlier node(s): " + "; ".join(bad), details)
-        one_node = all("/" in a and "/" in b for a, b in lat)  # ranks named host/rank
-        text = f"{len(lat)} pair(s) measured{' (ranks on one node)' if one_node else ''}, collectives correct; "
+        text = f"{len(lat)} pair(s) of {len(hosts)} nodes measured, collectives correct; "
         text += notes[0] if notes else f"no node worse than the median by more than {self.tolerance:.0%}"
         return self.verdict(True, text, details)
 
     def collect_foms(self):
+        if not self.measured:
+            return  # figures of a one-node run are no network figures
         lat, bw = self._lat, self._bw
         self.add_fom("latency_median", statistics.median(lat.values()), "us", "lower")
         self.add_fom("latency_max", max(lat.values()), "us", "lower")

@@ -20,9 +20,14 @@ CSV with a header row; '#' lines are comments.  Columns (any order, extra column
   scheduled_hours    hours the node was scheduled to be available to users (>= 0)
   operational_hours  hours it was actually usable (0 <= operational <= scheduled)
   note               optional free text (e.g. 'PSU replaced')
-One row per (date, node); a repeated pair is an error."""
+Quote a field that contains a comma ("a, b"); a row with more fields than the header is an error.
+One row per (date, node); a repeated pair is an error.  Every node in the log is expected on every
+day of the window: a missing (node, day) row is unknown, neither up nor down."""
 
 REQUIRED_COLUMNS = ("date", "node", "scheduled_hours", "operational_hours")
+DEFAULT_DAYS = 30
+#: Logged node-days (percent of nodes x days in the window) below which there is no verdict.
+DEFAULT_MIN_COVERAGE = 95.0
 
 
 class AvailabilityError(ValueError):
@@ -48,25 +53,43 @@ def _parse_date(text, lineno):
         raise AvailabilityError(f"line {lineno}: date {text!r} is not YYYY-MM-DD") from None
 
 
+def _data_rows(text):
+    """(line number, fields) of every data row, by the csv module's quoting rules.
+
+    Blank rows and rows whose first field starts with '#' are comments.  The
+    line number is the row's first physical line (a quoted field may span lines).
+    """
+    reader = csv.reader(io.StringIO(text, newline=""))
+    first_line = 1
+    try:
+        for row in reader:
+            if row and any(f.strip() for f in row) and not row[0].lstrip().startswith("#"):
+                yield first_line, row
+            first_line = reader.line_num + 1
+    except csv.Error as err:
+        raise AvailabilityError(f"line {reader.line_num}: not CSV ({err})") from None
+
+
 def parse_log(text):
     """Parse the CSV text into a list of records (dicts); raise AvailabilityError."""
     text = text.lstrip("\ufeff")  # spreadsheet exports start with a byte-order mark
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1)
-             if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
+    rows = list(_data_rows(text))
+    if not rows:
         raise AvailabilityError("the log is empty (no header, no rows)")
-    reader = csv.reader(io.StringIO("\n".join(line for _, line in lines)))
-    rows = list(reader)
-    header = [h.strip().lower() for h in rows[0]]
+    header_line, header = rows[0]
+    header = [h.strip().lower() for h in header]
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
-        raise AvailabilityError(f"line {lines[0][0]}: header lacks column(s) {', '.join(missing)} "
+        raise AvailabilityError(f"line {header_line}: header lacks column(s) {', '.join(missing)} "
                                 f"(need {', '.join(REQUIRED_COLUMNS)})")
     index = {name: header.index(name) for name in header}
     records, seen = [], set()
-    for (lineno, _), row in zip(lines[1:], rows[1:]):
+    for lineno, row in rows[1:]:
         if len(row) < len(header):
             raise AvailabilityError(f"line {lineno}: {len(row)} field(s), header has {len(header)}")
+        if len(row) > len(header):
+            raise AvailabilityError(f"line {lineno}: {len(row)} fields, header has {len(header)} "
+                                    "(a field containing a comma must be in double quotes)")
         field = lambda name: row[index[name]].strip()  # noqa: E731 - tiny accessor
         node = field("node")
         if not node:
@@ -88,57 +111,112 @@ def parse_log(text):
     return records
 
 
-def effectiveness(records, days=30, end=None, start=None, threshold=97.0):
-    """EL over a window of `days` days ending on `end` (default: last date in the log).
+def window(records, days=None, start=None, end=None):
+    """(start, end) of the window from at most two of days/start/end.
 
-    Returns a dict with the window, EL, per-node EL (worst first), coverage and
-    the verdict: PASS (EL >= threshold over a fully covered window), FAIL, or
-    INSUFFICIENT (the log does not cover the whole window).
+    Neither start nor end: the window ends on the last date in the log.  Days
+    defaults to 30 unless both ends are given; all three at once is a conflict.
     """
     if days is not None and days < 1:
         raise AvailabilityError(f"window of {days} day(s); need at least 1")
-    if not 0 < threshold <= 100:
-        raise AvailabilityError(f"threshold {threshold:g}% is outside (0, 100]")
+    if start and end and days is not None:
+        raise AvailabilityError("--start, --end and --days all given: give at most two of them")
+    days = DEFAULT_DAYS if days is None else days
+    if start and not end:
+        end = start + dt.timedelta(days=days - 1)
     end = end or max(r["date"] for r in records)
     start = start or end - dt.timedelta(days=days - 1)
     if start > end:
         raise AvailabilityError(f"window start {start} is after its end {end}")
-    window = [r for r in records if start <= r["date"] <= end]
-    if not window:
+    return start, end
+
+
+def _typical_hours(rows):
+    """Median scheduled hours of a node's logged days: what an unlogged day would have held."""
+    values = sorted(r["scheduled"] for r in rows)
+    return values[len(values) // 2] if values else 0.0
+
+
+def effectiveness(records, days=None, end=None, start=None, threshold=97.0,
+                  min_coverage=DEFAULT_MIN_COVERAGE):
+    """EL over a window, counted per node and day.
+
+    Every node named anywhere in the log is expected on every day of the
+    window; a (node, day) without a row is unknown, neither up nor down.  The
+    verdict is PASS only when it holds even if every unknown node-day was down,
+    FAIL when it fails even if they were all up, and INSUFFICIENT DATA when the
+    unknown node-days decide it or the logged node-days cover less than
+    `min_coverage` percent of the window.  Returns a dict with the window, EL
+    (over logged node-days) and its bounds, coverage, per-node EL (worst first),
+    the verdict and its reason.
+    """
+    if not 0 < threshold <= 100:
+        raise AvailabilityError(f"threshold {threshold:g}% is outside (0, 100]")
+    if not 0 < min_coverage <= 100:
+        raise AvailabilityError(f"coverage threshold {min_coverage:g}% is outside (0, 100]")
+    start, end = window(records, days, start, end)
+    in_window = [r for r in records if start <= r["date"] <= end]
+    if not in_window:
         raise AvailabilityError(f"no rows between {start} and {end}")
-    scheduled = sum(r["scheduled"] for r in window)
-    operational = sum(r["operational"] for r in window)
+    window_days = (end - start).days + 1
+    by_node = {}
+    for r in records:
+        by_node.setdefault(r["node"], {"all": [], "window": []})["all"].append(r)
+    for r in in_window:
+        by_node[r["node"]]["window"].append(r)
+    nodes, unknown_hours, missing = [], 0.0, 0
+    for node, rows in by_node.items():
+        logged = rows["window"]
+        sched = sum(r["scheduled"] for r in logged)
+        oper = sum(r["operational"] for r in logged)
+        unknown_days = window_days - len(logged)
+        node_unknown = unknown_days * _typical_hours(logged or rows["all"])
+        missing += unknown_days
+        unknown_hours += node_unknown
+        nodes.append({"node": node, "scheduled_hours": sched, "operational_hours": oper,
+                      "el_percent": 100.0 * oper / sched if sched else None,
+                      "days_logged": len(logged), "days_unknown": unknown_days,
+                      "unknown_hours": node_unknown,
+                      "notes": [f"{r['date']}: {r['note']}" for r in logged if r["note"]]})
+    nodes.sort(key=lambda n: (n["el_percent"] is None, n["el_percent"] if n["el_percent"] is not None else 0))
+    scheduled = sum(n["scheduled_hours"] for n in nodes)
+    operational = sum(n["operational_hours"] for n in nodes)
     if scheduled == 0:
         raise AvailabilityError(f"no scheduled hours between {start} and {end}: EL is undefined")
-    per_node = {}
-    for r in window:
-        entry = per_node.setdefault(r["node"], {"scheduled": 0.0, "operational": 0.0, "notes": []})
-        entry["scheduled"] += r["scheduled"]
-        entry["operational"] += r["operational"]
-        if r["note"]:
-            entry["notes"].append(f"{r['date']}: {r['note']}")
-    nodes = []
-    for node, e in per_node.items():
-        el = 100.0 * e["operational"] / e["scheduled"] if e["scheduled"] else None
-        nodes.append({"node": node, "scheduled_hours": e["scheduled"],
-                      "operational_hours": e["operational"], "el_percent": el, "notes": e["notes"]})
-    nodes.sort(key=lambda n: (n["el_percent"] is None, n["el_percent"] if n["el_percent"] is not None else 0))
-    window_days = (end - start).days + 1
-    covered = sorted({r["date"] for r in window})
     el = 100.0 * operational / scheduled
-    if len(covered) < window_days:
-        verdict = "INSUFFICIENT"
-        reason = (f"the log covers {len(covered)} of the {window_days} days from {start} to {end}; "
-                  f"EL {el:.2f}% is not a verdict until the whole window is logged")
-    elif el >= threshold:
+    el_low = 100.0 * operational / (scheduled + unknown_hours)  # every unknown node-day down
+    el_high = 100.0 * (operational + unknown_hours) / (scheduled + unknown_hours)  # ... all up
+    expected = window_days * len(nodes)
+    coverage = 100.0 * (expected - missing) / expected
+    span = f"{window_days} days ({start} to {end})"
+    gaps = ", ".join(f"{n['node']} {n['days_unknown']} day(s)" for n in
+                     sorted(nodes, key=lambda n: -n["days_unknown"]) if n["days_unknown"])
+    if coverage < min_coverage:
+        verdict = "INSUFFICIENT DATA"
+        reason = (f"the log covers {expected - missing} of {expected} node-days ({coverage:.1f}% < "
+                  f"{min_coverage:g}% required) over {span}; unknown: {gaps}; EL {el:.2f}% over the "
+                  f"logged node-days is not a verdict")
+    elif el_low >= threshold:
         verdict = "PASS"
-        reason = f"EL {el:.2f}% >= {threshold:g}% over {window_days} days ({start} to {end})"
-    else:
+        reason = f"EL {el:.2f}% >= {threshold:g}% over {span}"
+        if missing:
+            reason += (f"; {missing} unknown node-day(s) ({gaps}) cannot change it: "
+                       f"{el_low:.2f}% even if they were all down")
+    elif el_high < threshold:
         verdict = "FAIL"
         worst = nodes[0]
-        reason = (f"EL {el:.2f}% < {threshold:g}% over {window_days} days ({start} to {end}); "
-                  f"least available node {worst['node']} at {worst['el_percent']:.2f}%")
+        reason = (f"EL {el:.2f}% < {threshold:g}% over {span}; least available node "
+                  f"{worst['node']} at {worst['el_percent']:.2f}%")
+        if missing:
+            reason += f"; below even if the {missing} unknown node-day(s) were all up ({el_high:.2f}%)"
+    else:
+        verdict = "INSUFFICIENT DATA"
+        reason = (f"EL {el:.2f}% over the logged node-days, but the {missing} unknown node-day(s) "
+                  f"({gaps}) decide it: between {el_low:.2f}% and {el_high:.2f}% against {threshold:g}%")
     return {"start": start.isoformat(), "end": end.isoformat(), "days": window_days,
-            "days_covered": len(covered), "scheduled_hours": scheduled,
-            "operational_hours": operational, "el_percent": el, "threshold_percent": threshold,
+            "days_covered": len({r["date"] for r in in_window}), "node_days_expected": expected,
+            "node_days_unknown": missing, "coverage_percent": coverage,
+            "min_coverage_percent": min_coverage, "scheduled_hours": scheduled,
+            "operational_hours": operational, "el_percent": el, "el_low_percent": el_low,
+            "el_high_percent": el_high, "threshold_percent": threshold,
             "verdict": verdict, "reason": reason, "nodes": nodes}

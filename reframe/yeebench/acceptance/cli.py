@@ -6,7 +6,7 @@ import os
 import socket
 import sys
 
-from yeebench.acceptance import availability, kernel_settings, report, topology
+from yeebench.acceptance import availability, kernel_settings, report, topology, waivers
 from yeebench.acceptance.fileio import write_atomic
 
 DEFAULT_TOPOLOGY_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "config",
@@ -57,19 +57,21 @@ def cmd_availability(args):
     try:
         records = availability.parse_log(text)
         result = availability.effectiveness(records, days=args.days, end=args.end, start=args.start,
-                                            threshold=args.threshold)
+                                            threshold=args.threshold, min_coverage=args.min_coverage)
     except availability.AvailabilityError as err:
         raise _usage_error(f"{args.log}: {err}") from None
     if args.format == "json":
         sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\n")
     else:
-        print(f"window {result['start']} .. {result['end']} ({result['days']} days, "
-              f"{result['days_covered']} logged)")
+        print(f"window {result['start']} .. {result['end']} ({result['days']} days); node-days logged "
+              f"{result['node_days_expected'] - result['node_days_unknown']} of {result['node_days_expected']} "
+              f"({result['coverage_percent']:.1f}%, need {result['min_coverage_percent']:g}%)")
         print(f"scheduled {result['scheduled_hours']:.1f} h, operational {result['operational_hours']:.1f} h")
-        print(f"{'node':<24} {'scheduled_h':>12} {'operational_h':>14} {'EL_%':>8}")
+        print(f"{'node':<24} {'scheduled_h':>12} {'operational_h':>14} {'EL_%':>8} {'unknown_days':>13}")
         for node in result["nodes"][:args.worst]:
             el = f"{node['el_percent']:.2f}" if node["el_percent"] is not None else "-"
-            print(f"{node['node']:<24} {node['scheduled_hours']:>12.1f} {node['operational_hours']:>14.1f} {el:>8}")
+            print(f"{node['node']:<24} {node['scheduled_hours']:>12.1f} {node['operational_hours']:>14.1f} "
+                  f"{el:>8} {node['days_unknown']:>13}")
         if len(result["nodes"]) > args.worst:
             print(f"... {len(result['nodes']) - args.worst} more node(s) (use --worst N)")
         print(f"EL = {result['el_percent']:.2f}%  {result['verdict']}: {result['reason']}")
@@ -127,7 +129,10 @@ def cmd_report(args):
     from yeebench.results.errors import ResultsError
     try:
         summary = report.collect(args.reports)
-    except ResultsError as err:
+        report.add_case(summary, report.availability_case(args.availability))
+        if args.waivers:
+            waivers.apply(summary, waivers.load(args.waivers))
+    except (ResultsError, waivers.WaiverError) as err:
         raise _usage_error(str(err)) from None
     link = None
     if args.results_page:
@@ -169,14 +174,21 @@ def register(subparsers):
                        help="effectiveness level EL = 100 * operational / scheduled hours, with the verdict",
                        description="Availability (EL) over a window, paper 003's effectiveness test: "
                                    "EL = 100 * operational use time / scheduled use time, PASS when "
-                                   "EL >= threshold over a fully logged window.  Exit 0 PASS, 1 FAIL or "
-                                   "INSUFFICIENT (window not fully logged), 2 bad input.",
+                                   "EL >= threshold over the window, counted per node and day.  Exit 0 "
+                                   "PASS, 1 FAIL or INSUFFICIENT DATA (too few node-days logged, or the "
+                                   "unknown ones decide the verdict), 2 bad input.",
                        epilog="Log format:\n" + availability.AVAILABILITY_FORMAT)
     p.add_argument("log", help="CSV log of scheduled vs operational hours")
-    p.add_argument("--days", type=_positive_int, default=30, help="window length in days (default 30)")
-    p.add_argument("--end", type=_date, help="last day of the window (default: last date in the log)")
+    p.add_argument("--days", type=_positive_int,
+                   help=f"window length in days (default {availability.DEFAULT_DAYS}); give at most two of "
+                        "--start, --end, --days")
+    p.add_argument("--end", type=_date, help="last day of the window (default: start + days - 1, or the "
+                                             "last date in the log)")
     p.add_argument("--start", type=_date, help="first day of the window (default: end - days + 1)")
     p.add_argument("--threshold", type=_percent, default=97.0, help="required EL in percent (default 97)")
+    p.add_argument("--min-coverage", type=_percent, default=availability.DEFAULT_MIN_COVERAGE,
+                   help="node-days that must be logged, percent of nodes x days "
+                        f"(default {availability.DEFAULT_MIN_COVERAGE:g}); below it: INSUFFICIENT DATA")
     p.add_argument("--worst", type=_positive_int, default=10, help="nodes listed, least available first")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_availability)
@@ -203,13 +215,22 @@ def register(subparsers):
     p.set_defaults(func=cmd_settings)
 
     p = sub.add_parser("report", help="one page of every acceptance check for a site to sign",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Summarise the acceptance checks of ReFrame JSON report(s): verdict "
-                                   "(pass/fail/skip) with its reason, and the figures of merit.")
+                                   "(PASS, FAIL or NOT MEASURED) with its reason, and the figures of merit. "
+                                   "The headline is ACCEPTABLE only when nothing failed and every check "
+                                   "that measured nothing is waived in the --waivers file.",
+                       epilog="Waiver file format:\n" + waivers.WAIVER_FORMAT)
     p.add_argument("reports", nargs="+", metavar="REPORT", help="ReFrame JSON report (--report-file)")
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     p.add_argument("--format", choices=("html", "text", "json"), default="html")
     p.add_argument("--title", default="yeebench acceptance report")
     p.add_argument("--strict", action="store_true", help="exit 1 unless the verdict is ACCEPTABLE")
+    p.add_argument("--availability", metavar="LOG",
+                   help="availability log (CSV, see `yeebench acceptance availability --help`): its EL "
+                        "verdict over the last 30 days is a row of the page; without it the row is NOT MEASURED")
+    p.add_argument("--waivers", metavar="FILE",
+                   help="operator waivers for checks that measured nothing (recorded on the page)")
     p.add_argument("--results-page", metavar="FILE",
                    help="also write the results tooling's report (all figures, provenance) and link it")
     p.set_defaults(func=cmd_report)

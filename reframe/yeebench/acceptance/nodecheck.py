@@ -1,16 +1,29 @@
-"""Verdicts of the node-level acceptance checks from the probe records of every node."""
+"""Verdicts of the node-level acceptance checks from the probe records of every node.
+
+Each verdict function returns (verdict, reason, ...) with verdict one of
+PASS, FAIL or NOT MEASURED (nothing to compare against, nothing to test).
+"""
 from yeebench.acceptance import kernel_settings, topology
 
+PASS, FAIL, NOT_MEASURED = "PASS", "FAIL", "NOT MEASURED"
 
-def topology_verdict(records, expected=None, expected_origin=None, expect_nodes=None):
-    """(ok, reason, details) for the topology check.
+RECORD_TOPOLOGY = ("record one on a node known to be good with `yeebench acceptance topology --record "
+                   "--system {system}{partition}` (writes {dir}/{system}{dash_partition}.yaml), "
+                   "check it in and run again")
+
+
+def topology_verdict(records, expected=None, expected_origin=None, expect_nodes=None, how_to_record=""):
+    """(verdict, reason, details) for the topology check.
 
     records: {host: probe record}; expected: a validated expected-topology
-    document or None; expect_nodes: how many nodes the job spanned.
+    document or None; expected_origin: its path as given; expect_nodes: how
+    many nodes the job spanned.  Without an expected file nodes that differ
+    from each other still FAIL, but alike nodes are NOT MEASURED: nothing says
+    what they should be.
     """
     details, problems = [], []
     if not records:
-        return False, "no node reported its topology", details
+        return FAIL, "no node reported its topology", details
     if expect_nodes is not None and len(records) != expect_nodes:
         problems.append(f"{len(records)} node(s) reported, the job spanned {expect_nodes}")
     observed = {host: rec["topology"] for host, rec in records.items()}
@@ -25,12 +38,11 @@ def topology_verdict(records, expected=None, expected_origin=None, expect_nodes=
             problems.extend(f"{host}: {p}" for p in topology.compare(expected, topo))
     if problems:
         against = f" (expected: {expected_origin})" if expected is not None and expected_origin else ""
-        return False, "; ".join(problems) + against, details
+        return FAIL, "; ".join(problems) + against, details
     if expected is None:
-        return True, (f"{len(records)} node(s) alike; no expected-topology file for this system, "
-                      "so nothing to compare against (record one with "
-                      "`yeebench acceptance topology --record`)"), details
-    return True, f"{len(records)} node(s) match {expected_origin}", details
+        return NOT_MEASURED, (f"no expected-topology file for this system, so {len(records)} node(s) were "
+                              f"compared with nothing" + (f"; {how_to_record}" if how_to_record else "")), details
+    return PASS, f"{len(records)} node(s) match {expected_origin}", details
 
 
 def settings_verdict(records):
@@ -60,20 +72,70 @@ def settings_verdict(records):
                   f"{len(findings) - len(warnings)} note(s)"), findings
 
 
+def _interface_problems(host, state):
+    """(problems, working interfaces described) of one node's job interfaces."""
+    if state.get("error"):
+        return [f"{host}: {state['error']}"], []
+    problems, good = [], []
+    for name, iface in sorted(state.get("interfaces", {}).items()):
+        mine = []
+        if not iface.get("present"):
+            mine.append("does not exist")
+        else:
+            if iface.get("loopback"):
+                mine.append("is loopback")
+            if not iface.get("up"):
+                mine.append("is down")
+            if not iface.get("ipv4"):
+                mine.append("has no IPv4 address")
+            failed = [f"{a} ({why})" for a, why in sorted(iface.get("ipv4", {}).items()) if why]
+            if failed:
+                mine.append(f"fails TCP at {', '.join(failed)}")
+        if mine:
+            problems.append(f"{host}: job interface {name} {' and '.join(mine)}")
+        else:
+            good.append(f"{name} {', '.join(sorted(iface['ipv4']))}")
+    return problems, good
+
+
 def ipstack_verdict(records):
-    """(ok, reason, ipv6_available) for the IP stack check; IPv4 is required, IPv6 reported."""
+    """(verdict, reason, ipv6_available, details) for the IP stack check.
+
+    IPv4 TCP must work over every interface the MPI/Slurm configuration gives
+    a job (loopback does not count); IPv6 on the same interfaces is reported.
+    A node with no such interface at all is NOT MEASURED.
+    """
     if not records:
-        return False, "no node reported its IP stack", False
-    no_v4 = [h for h, r in sorted(records.items()) if not r["ipstack"]["ipv4_loopback"]]
-    if no_v4:
-        return False, f"IPv4 loopback TCP fails on {', '.join(no_v4)}", False
-    v6 = {h: r["ipstack"] for h, r in records.items()}
-    without = sorted(h for h, s in v6.items() if not s["ipv6_loopback"])
-    unrouted = sorted(h for h, s in v6.items() if s["ipv6_loopback"] and not s["ipv6_global_addresses"])
-    if without:
-        return True, (f"IPv4 works on all {len(records)} node(s); IPv6 unavailable on "
-                      f"{', '.join(without)} (no IPv6 loopback): dual stack not offered"), False
-    text = f"IPv4 and IPv6 loopback work on all {len(records)} node(s)"
-    if unrouted:
-        text += f"; no global IPv6 address on {', '.join(unrouted)}"
-    return True, text, not unrouted
+        return FAIL, "no node reported its IP stack", False, []
+    problems, details, empty, sources = [], [], [], set()
+    v6_hosts = []
+    for host, rec in sorted(records.items()):
+        state = rec["ipstack"]
+        if "interfaces" not in state:
+            return FAIL, f"{host}: the probe tested loopback only (old probe output)", False, []
+        sources.add(state.get("source", ""))
+        if not state.get("interfaces") and not state.get("error"):
+            empty.append(host)
+            continue
+        bad, good = _interface_problems(host, state)
+        problems += bad
+        details += [f"{host}: {g} ({state.get('source')})" for g in good]
+        v6 = [a for i in state["interfaces"].values() for a, why in (i.get("ipv6") or {}).items() if not why]
+        if v6:
+            v6_hosts.append(host)
+        details.append(f"{host}: IPv6 " + (", ".join(sorted(v6)) if v6 else "no working global address "
+                                           "on the job interface(s)"))
+    if problems:
+        return FAIL, "; ".join(problems), False, details
+    if empty:
+        return NOT_MEASURED, (f"no interface other than loopback has an address on {', '.join(empty)}: "
+                              "no network a job could use to test"), False, details
+    ipv6 = len(v6_hosts) == len(records)
+    reason = (f"IPv4 TCP works over the job interface(s) on all {len(records)} node(s) "
+              f"(chosen by {'; '.join(sorted(sources))})")
+    if ipv6:
+        reason += "; IPv6 too (dual stack)"
+    else:
+        missing = sorted(set(records) - set(v6_hosts))
+        reason += f"; no working IPv6 on the job interface(s) of {', '.join(missing)}: dual stack not offered"
+    return PASS, reason, ipv6, details

@@ -11,10 +11,12 @@ import json
 from yeebench.results.report_reader import check_name, iter_testcases, load_report, perf_figures
 
 #: A skip the acceptance checks did not explain (ReFrame's own, e.g. no idle nodes for a
-#: flexible job, or the check library's): not acceptable until someone says why.
+#: flexible job, or the check library's): nothing was measured and nobody said why.
 UNEXPLAINED_SKIP = ("skipped by ReFrame or the check library without a recorded reason "
                     "(see ReFrame's output, e.g. no idle nodes for a job spanning the partition)")
-VERDICTS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "abort": "ABORTED", "xfail": "FAIL (expected)"}
+PASS, FAIL, NOT_MEASURED = "PASS", "FAIL", "NOT MEASURED"
+#: ReFrame result -> acceptance verdict.  A skipped or aborted check measured nothing.
+VERDICTS = {"pass": PASS, "fail": FAIL, "xfail": FAIL, "skip": NOT_MEASURED, "abort": NOT_MEASURED}
 ACCEPTANCE_TAG = "acceptance"
 
 
@@ -31,12 +33,17 @@ def collect(report_paths):
             if ACCEPTANCE_TAG not in (case.get("tags") or []):
                 continue
             result = case.get("result") or "unknown"
-            reason = case.get("acceptance_reason") or ""
+            # the base class keeps the reason of its own skips (no processor entry) in observations
+            reason = (case.get("acceptance_reason") or (case.get("observations") or {}).get("skip_reason")
+                      or "")
             fail_reason = (case.get("fail_reason") or "").strip().splitlines()
             fail_reason = fail_reason[0].rstrip(":") if fail_reason else ""
-            unexplained = result == "skip" and not reason
+            verdict = VERDICTS.get(result, NOT_MEASURED)
+            if verdict == PASS and case.get("acceptance_verdict") == NOT_MEASURED:
+                verdict = NOT_MEASURED  # the check ran but had nothing it could honestly measure
             if not reason:
-                reason = fail_reason or (UNEXPLAINED_SKIP if result == "skip" else "no reason recorded")
+                reason = fail_reason or {"skip": UNEXPLAINED_SKIP, "abort": "the run was aborted before a verdict"
+                                         }.get(result, "no reason recorded")
             elif result == "fail" and case.get("fail_phase") not in (None, "sanity"):
                 reason = f"{reason}; then failed in {case['fail_phase']}: {fail_reason}"
             where = f"{case.get('system')}:{case.get('partition')}+{case.get('environ')}"
@@ -47,7 +54,7 @@ def collect(report_paths):
             key = (case.get("display_name") or case.get("name"), where)
             cases[key] = {"check": check_name(case), "name": case.get("display_name") or case.get("name"),
                           "where": where, "result": result,
-                          "verdict": "SKIP?" if unexplained else VERDICTS.get(result, result.upper()),
+                          "verdict": verdict, "waiver": None,
                           "reason": reason,
                           "details": list(case.get("acceptance_details") or []),
                           "description": case.get("descr") or "", "foms": foms}
@@ -55,25 +62,66 @@ def collect(report_paths):
     return {"cases": ordered, "systems": sorted(systems), "sessions": sessions}
 
 
+def add_case(summary, case):
+    """Add a verdict that does not come from ReFrame (e.g. availability), keeping the order."""
+    summary["cases"] = sorted(summary["cases"] + [dict({"waiver": None, "details": [], "foms": [],
+                                                        "description": "", "result": ""}, **case)],
+                              key=lambda c: (c["check"], c["name"], c["where"]))
+
+
+def availability_case(log_path):
+    """The availability verdict (paper 003's EL over the last 30 days) as a row of the page."""
+    from yeebench.acceptance import availability
+    case = {"check": "AcceptanceAvailability", "name": "AcceptanceAvailability",
+            "description": "Availability: EL = operational / scheduled hours, per node and day (paper 003)"}
+    if not log_path:
+        return dict(case, where="-", verdict=NOT_MEASURED,
+                    reason="no availability log given (yeebench acceptance report --availability LOG.csv; "
+                           "format: yeebench acceptance availability --help)")
+    try:
+        with open(log_path, encoding="utf-8") as f:
+            result = availability.effectiveness(availability.parse_log(f.read()))
+    except (OSError, UnicodeDecodeError, availability.AvailabilityError) as err:
+        why = err.strerror if isinstance(err, OSError) else str(err)
+        return dict(case, where=log_path, verdict=NOT_MEASURED, reason=f"availability log unusable: {why}")
+    verdict = {"PASS": PASS, "FAIL": FAIL}.get(result["verdict"], NOT_MEASURED)
+    reason = result["reason"] if verdict != NOT_MEASURED else f"{result['verdict']}: {result['reason']}"
+    return dict(case, where=log_path, verdict=verdict, reason=reason,
+                details=[f"{n['node']}: EL {n['el_percent']:.2f}% over {n['days_logged']} logged day(s), "
+                         f"{n['days_unknown']} unknown" if n["el_percent"] is not None else
+                         f"{n['node']}: no scheduled hours logged" for n in result["nodes"]],
+                foms=[{"metric": "el", "value": result["el_percent"], "unit": "%", "direction": "higher"},
+                      {"metric": "node_day_coverage", "value": result["coverage_percent"], "unit": "%",
+                       "direction": "higher"}])
+
+
 def counts(summary):
-    """Verdict tallies; unexplained skips ('SKIP?') and aborts count as 'other'."""
-    out = {"PASS": 0, "FAIL": 0, "SKIP": 0, "other": 0}
+    """Verdict tallies: PASS, FAIL, NOT MEASURED (not waived) and WAIVED (not measured, waived)."""
+    out = {PASS: 0, FAIL: 0, NOT_MEASURED: 0, "WAIVED": 0}
     for case in summary["cases"]:
-        key = case["verdict"] if case["verdict"] in out else "other"
-        out[key] += 1
+        out["WAIVED" if case.get("waiver") else case["verdict"]] += 1
     return out
 
 
 def overall(summary):
-    """The page's headline verdict: ACCEPTABLE only when nothing failed and something passed."""
+    """The headline: ACCEPTABLE only when nothing failed, something passed and every check that
+    measured nothing was waived by the operator; a NOT MEASURED counts as not accepted."""
     c = counts(summary)
     if not summary["cases"]:
         return "NO ACCEPTANCE CHECKS"
-    if c["FAIL"] or any(case["verdict"] not in ("PASS", "SKIP", "SKIP?") for case in summary["cases"]):
+    if c[FAIL] or c[NOT_MEASURED]:
         return "NOT ACCEPTABLE"
-    if c["other"]:
-        return "INCOMPLETE"  # nothing failed, but something did not run and nobody said why
-    return "ACCEPTABLE" if c["PASS"] else "NOTHING RAN"
+    return "ACCEPTABLE" if c[PASS] else "NOTHING MEASURED"
+
+
+def headline_counts(summary):
+    c = counts(summary)
+    text = f"{c[PASS]} passed, {c[FAIL]} failed, {c[NOT_MEASURED]} not measured"
+    return text + (f", {c['WAIVED']} not measured but waived" if c["WAIVED"] else "")
+
+
+def shown_verdict(case):
+    return f"{case['verdict']} (waived)" if case.get("waiver") else case["verdict"]
 
 
 def _fmt(value):
@@ -81,19 +129,23 @@ def _fmt(value):
 
 
 def as_text(summary):
-    c = counts(summary)
-    lines = [f"acceptance: {overall(summary)} ({c['PASS']} passed, {c['FAIL']} failed, "
-             f"{c['SKIP']} skipped, {c['other']} other) on {', '.join(summary['systems']) or '-'}"]
+    lines = [f"acceptance: {overall(summary)} ({headline_counts(summary)}) "
+             f"on {', '.join(summary['systems']) or '-'}"]
     for case in summary["cases"]:
         foms = ", ".join(f"{f['metric']} {_fmt(f['value'])} {f['unit']}".rstrip() for f in case["foms"])
-        lines.append(f"{case['verdict']:<5} {case['name']} [{case['where']}]: {case['reason']}"
+        waiver = case.get("waiver")
+        lines.append(f"{shown_verdict(case):<12} {case['name']} [{case['where']}]: {case['reason']}"
+                     + (f" | waived by {waiver['by']}: {waiver['reason']}" if waiver else "")
                      + (f" | {foms}" if foms else ""))
+    for note in summary.get("waiver_notes", []):
+        lines.append(f"waivers: {note}")
     return "\n".join(lines) + "\n"
 
 
 def as_json(summary):
     return json.dumps({"overall": overall(summary), "counts": counts(summary), **{
-        k: summary[k] for k in ("systems", "cases")}}, indent=2, sort_keys=True) + "\n"
+        k: summary.get(k) for k in ("systems", "cases", "waivers", "waiver_notes")}},
+        indent=2, sort_keys=True, default=str) + "\n"
 
 
 CSS = """
@@ -103,8 +155,8 @@ h1{font-size:1.5em;margin-bottom:.2em} .meta{color:#555;font-size:.9em}
 table{border-collapse:collapse;width:100%;font-size:.9em;table-layout:fixed}
 th,td{border:1px solid #ccc;padding:.35em .5em;vertical-align:top;text-align:left;overflow-wrap:anywhere}
 col.v{width:6em} col.c{width:17em} col.w{width:12em} col.f{width:16em}
-th{background:#f2f2f2} .PASS{background:#dff0d8} .FAIL,.ABORTED,.NOT{background:#f2dede} .SKIP{background:#fcf8e3}
-.ACCEPTABLE{background:#dff0d8} .INCOMPLETE{background:#fcf8e3} details{margin-top:.3em} details li{font-family:monospace;font-size:.85em}
+th{background:#f2f2f2} .PASS{background:#dff0d8} .FAIL,.NOT{background:#f2dede} .NOT-MEASURED{background:#fcf8e3}
+.WAIVED{background:#eef} .ACCEPTABLE{background:#dff0d8} .NOTHING{background:#fcf8e3} details{margin-top:.3em} details li{font-family:monospace;font-size:.85em}
 .sign td{height:2.5em} ul.failures li{margin:.2em 0}
 """
 
@@ -122,7 +174,6 @@ def write_results_page(report_paths, output):
 
 def as_html(summary, title="Acceptance report", results_link=None):
     esc = html.escape
-    c = counts(summary)
     head = overall(summary)
     css_class = head.split()[0]
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -137,16 +188,28 @@ def as_html(summary, title="Acceptance report", results_link=None):
         if case["details"]:
             items = "".join(f"<li>{esc(d)}</li>" for d in case["details"])
             details = f"<details><summary>{len(case['details'])} detail line(s)</summary><ul>{items}</ul></details>"
-        rows.append(f"<tr><td class='{esc(case['verdict'].split()[0].rstrip('?'))}'><b>{esc(case['verdict'])}</b></td>"
+        waiver = case.get("waiver")
+        css = "WAIVED" if waiver else case["verdict"].replace(" ", "-")
+        waived = (f"<br><i>Waived by {esc(waiver['by'])}: {esc(waiver['reason'])}</i>" if waiver else "")
+        rows.append(f"<tr><td class='{css}'><b>{esc(shown_verdict(case))}</b></td>"
                     f"<td><b>{esc(case['name'])}</b><br><small>{esc(case['description'])}</small></td>"
-                    f"<td>{esc(case['where'])}</td><td>{esc(case['reason'])}{details}</td>"
+                    f"<td>{esc(case['where'])}</td><td>{esc(case['reason'])}{waived}{details}</td>"
                     f"<td>{foms}</td></tr>")
-    failing = [c for c in summary["cases"] if c["verdict"] not in ("PASS", "SKIP")]  # SKIP? too
+    failing = [c for c in summary["cases"] if c["verdict"] != PASS and not c.get("waiver")]
     failures = ""
     if failing:
-        items = "".join(f"<li><b>{esc(c['name'])}</b> [{esc(c['where'])}]: {esc(c['reason'])}</li>"
-                        for c in failing)
-        failures = f"<h2>Not passed</h2><ul class='failures'>{items}</ul>"
+        items = "".join(f"<li><b>{esc(shown_verdict(c))}</b> {esc(c['name'])} [{esc(c['where'])}]: "
+                        f"{esc(c['reason'])}</li>" for c in failing)
+        failures = (f"<h2>Not accepted</h2><p>A check that measured nothing is not accepted until it is "
+                    f"measured or the operator waives it (<code>yeebench acceptance report --waivers FILE</code>)."
+                    f"</p><ul class='failures'>{items}</ul>")
+    waivers = summary.get("waivers")
+    waiver_part = ""
+    if waivers:
+        items = "".join(f"<li>{esc(w['check'])}: {esc(w['reason'])}</li>" for w in waivers["waivers"])
+        items += "".join(f"<li><b>{esc(n)}</b></li>" for n in summary.get("waiver_notes", []))
+        waiver_part = (f"<h2>Operator waivers</h2><p>From {esc(waivers['path'])}, signed by "
+                       f"{esc(waivers['waived_by'])}:</p><ul>{items}</ul>")
     body = "\n".join(rows) or "<tr><td colspan='5'>no acceptance checks in the report(s)</td></tr>"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title><style>{CSS}</style></head>
@@ -154,13 +217,13 @@ def as_html(summary, title="Acceptance report", results_link=None):
 <h1>{esc(title)}</h1>
 <div class="meta">System(s): {esc(', '.join(summary['systems']) or '-')} &middot; run on {esc(', '.join(hosts) or '-')}
  &middot; page made {when} by yeebench acceptance report</div>
-<div class="headline {esc(css_class)}">{esc(head)}: {c['PASS']} passed, {c['FAIL']} failed, {c['SKIP']} skipped{
-f", {c['other']} other" if c['other'] else ""}</div>
-<p>Every acceptance check with its verdict and reason; skipped checks say what this system lacks.
-Figures of merit are as measured in this run.{
+<div class="headline {esc(css_class)}">{esc(head)}: {esc(headline_counts(summary))}</div>
+<p>Every acceptance check with its verdict (PASS, FAIL or NOT MEASURED) and reason; a check that could
+not measure says why. Figures of merit are as measured in this run.{
 f' All figures with their provenance (versions, topology, bindings): <a href="{esc(results_link)}">{esc(results_link)}</a>.'
 if results_link else ''}</p>
 {failures}
+{waiver_part}
 <h2>All checks</h2>
 <table><colgroup><col class="v"><col class="c"><col class="w"><col><col class="f"></colgroup>
 <tr><th>Verdict</th><th>Check</th><th>Where</th><th>Reason</th><th>Figures of merit</th></tr>

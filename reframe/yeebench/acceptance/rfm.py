@@ -1,7 +1,11 @@
 """ReFrame pieces shared by the acceptance checks (reframe/checks/acceptance.py).
 
-Every acceptance check ends in one verdict: PASS, FAIL or SKIP with a reason.
-The reason is stored in the loggable variable `acceptance_reason` (so it is in
+Every acceptance check ends in one verdict: PASS, FAIL or NOT MEASURED, with a
+reason.  NOT MEASURED is a ReFrame skip (decided before the run: no GPU, one
+NUMA node) or a run whose sanity passes with `acceptance_verdict` set (decided
+from the output: the pairs were all on one node, the page cache served the
+reads); either way the sign-off page does not accept it unless waived.  The
+reason is stored in the loggable variable `acceptance_reason` (so it is in
 ReFrame's JSON report, where `yeebench acceptance report` reads it, also for
 passes and skips, whose reason ReFrame itself does not record) and printed on
 ReFrame's output as `[acceptance] PASS <check>: <reason>`.
@@ -25,8 +29,11 @@ TOPOLOGY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "config", "to
 class AcceptanceMixin(rfm.RegressionTestPlugin):
     """Verdict bookkeeping of an acceptance check; mix into a ReFrame test."""
 
-    #: The one-line reason of the verdict (PASS, FAIL or SKIP).
+    #: The one-line reason of the verdict (PASS, FAIL or NOT MEASURED).
     acceptance_reason = variable(str, value="", loggable=True)
+
+    #: 'NOT MEASURED' when the check ran but measured nothing it could vouch for ('' otherwise).
+    acceptance_verdict = variable(str, value="", loggable=True)
 
     #: Supporting lines (per node figures, warnings, notes) for the sign-off report.
     acceptance_details = variable(typ.List[str], value=[], loggable=True)
@@ -43,11 +50,24 @@ class AcceptanceMixin(rfm.RegressionTestPlugin):
             self.job.launcher.options = list(self.job.launcher.options) + ["--kill-on-bad-exit=1"]
 
     def acceptance_skip_if(self, cond, reason):
-        """Skip with a reason that also reaches the report."""
+        """Skip (verdict NOT MEASURED) with a reason that also reaches the report."""
         if cond:
             self.acceptance_reason = reason
-            getlogger().info(f"[acceptance] SKIP {self.display_name}: {reason}")
+            self.acceptance_verdict = "NOT MEASURED"
+            getlogger().info(f"[acceptance] NOT MEASURED {self.display_name}: {reason}")
             self.skip(reason)
+
+    def not_measured(self, reason, details=()):
+        """The run worked but measured nothing to vouch for: verdict NOT MEASURED (ReFrame: pass)."""
+        self.acceptance_reason = reason
+        self.acceptance_verdict = "NOT MEASURED"
+        self.acceptance_details = list(self.acceptance_details) + list(details)
+        getlogger().info(f"[acceptance] NOT MEASURED {self.display_name}: {reason}")
+        return sn.assert_true(True)
+
+    @property
+    def measured(self):
+        return self.acceptance_verdict != "NOT MEASURED"
 
     def verdict(self, ok, reason, details=()):
         """Record and announce the verdict; returns a sanity assertion on it."""

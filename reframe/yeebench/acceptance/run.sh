@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the acceptance set (checks tagged `acceptance`) and write the sign-off page.
 #   usage: run.sh OUT_DIR [reframe options, e.g. --system vcluster:srun -p host]
-# Prints every check's `[acceptance] PASS|FAIL|SKIP` line and the page's path; exits with
+# Prints every check's `[acceptance] PASS|FAIL|NOT MEASURED` line and the page's path; exits with
 # ReFrame's status (non-zero when a check failed) once the page is written, 1 if none could be.
 set -uo pipefail
 if [ $# -lt 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then

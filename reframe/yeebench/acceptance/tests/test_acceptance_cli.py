@@ -28,7 +28,21 @@ def test_availability_threshold_and_window_options(capsys):
     log = os.path.join(DATA, "availability_30days_fail.csv")
     assert run(capsys, "availability", log, "--threshold", "94%")[0] == 0
     code, out, _ = run(capsys, "availability", log, "--days", "60")
-    assert code == 1 and "INSUFFICIENT" in out
+    assert code == 1 and "INSUFFICIENT DATA" in out
+
+
+def test_availability_window_options_conflict_or_combine(capsys):
+    log = os.path.join(DATA, "availability_30days_pass.csv")
+    code, out, _ = run(capsys, "availability", log, "--start", "2012-03-01", "--days", "5", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and (doc["start"], doc["end"], doc["days"]) == ("2012-03-01", "2012-03-05", 5)
+    code, _, err = run(capsys, "availability", log, "--start", "2012-03-01", "--end", "2012-03-05", "--days", "5")
+    assert code == 2 and "give at most two" in err and len(err.strip().splitlines()) == 1
+
+
+def test_availability_of_a_node_missing_10_days_is_insufficient_data(capsys):
+    code, out, _ = run(capsys, "availability", os.path.join(DATA, "availability_node_missing_10_days.csv"))
+    assert code == 1 and "INSUFFICIENT DATA" in out and "80 of 90 node-days" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -60,7 +74,7 @@ def test_report_html_is_written_atomically_and_self_contained(capsys, tmp_path):
     out_file = tmp_path / "sub" / "acceptance.html"
     code, out, err = run(capsys, "report", REPORT, "-o", str(out_file))
     assert code == 0 and out.strip() == str(out_file)
-    assert "NOT ACCEPTABLE (3 passed, 1 failed, 1 skipped" in err
+    assert "NOT ACCEPTABLE (3 passed, 1 failed, 2 not measured)" in err
     page = out_file.read_text()
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "http" not in page
     assert "n3: latency 9.1 us" in page and "no GPU: nvidia-smi not found" in page
@@ -73,7 +87,21 @@ def test_report_strict_and_json(capsys):
     code, out, _ = run(capsys, "report", REPORT, "--format", "json")
     doc = json.loads(out)
     assert code == 0 and doc["overall"] == "NOT ACCEPTABLE"
-    assert doc["counts"] == {"PASS": 3, "FAIL": 1, "SKIP": 1, "other": 0}
+    assert doc["counts"] == {"PASS": 3, "FAIL": 1, "NOT MEASURED": 2, "WAIVED": 0}
+    names = [c["name"] for c in doc["cases"]]
+    assert "AcceptanceAvailability" in names  # not given: a NOT MEASURED row, never left out
+
+
+def test_report_with_availability_and_waivers(capsys, tmp_path):
+    waiver = tmp_path / "waivers.yaml"
+    waiver.write_text("waived_by: Site Operator\nwaivers:\n  - check: AcceptanceGPU*\n    reason: no GPUs\n")
+    code, out, _ = run(capsys, "report", REPORT, "--format", "json", "--waivers", str(waiver),
+                       "--availability", os.path.join(DATA, "availability_30days_pass.csv"))
+    doc = json.loads(out)
+    assert code == 0 and doc["counts"] == {"PASS": 4, "FAIL": 1, "NOT MEASURED": 0, "WAIVED": 1}
+    assert doc["waivers"]["waived_by"] == "Site Operator"
+    code, _, err = run(capsys, "report", REPORT, "--waivers", str(tmp_path / "none.yaml"))
+    assert code == 2 and "cannot read waiver file" in err
 
 
 def test_topology_record_and_check_round_trip(capsys, tmp_path):

@@ -8,9 +8,16 @@ import pytest
 from yeebench.acceptance import ipstack, nodecheck, nodeprobe
 
 
-def line(host, **ip):
-    stack = {"ipv4_loopback": True, "ipv6_kernel": True, "ipv6_loopback": True,
-             "ipv6_global_addresses": ["eth0 fd00::2"], **ip}
+def iface(ipv4=("10.0.0.1",), ipv6=("fd00::1",), up=True, present=True, loopback=False, fail=""):
+    if not present:
+        return {"present": False}
+    return {"present": True, "up": up, "loopback": loopback, "ipv4": {a: fail for a in ipv4},
+            "ipv6": {a: "" for a in ipv6}}
+
+
+def line(host, interfaces=None, source="OMPI_MCA_btl_tcp_if_include"):
+    stack = {"interfaces": {"eth0": iface()} if interfaces is None else interfaces, "source": source,
+             "ipv6_kernel": True}
     return f"{nodeprobe.MARKER} " + json.dumps({"topology": {"host": host}, "settings": {}, "ipstack": stack})
 
 
@@ -28,34 +35,74 @@ def records(*lines):
     return nodeprobe.parse("\n".join(lines))
 
 
-def test_ipv6_everywhere():
-    ok, reason, v6 = nodecheck.ipstack_verdict(records(line("n1"), line("n2")))
-    assert ok and v6 and reason == "IPv4 and IPv6 loopback work on all 2 node(s)"
+def test_ipv4_and_ipv6_over_the_job_interface():
+    verdict, reason, v6, details = nodecheck.ipstack_verdict(records(line("n1"), line("n2")))
+    assert verdict == "PASS" and v6 and "over the job interface(s) on all 2 node(s)" in reason
+    assert "OMPI_MCA_btl_tcp_if_include" in reason and "n1: eth0 10.0.0.1 (OMPI_MCA_btl_tcp_if_include)" in details
 
 
 def test_ipv6_missing_is_reported_not_failed():
-    ok, reason, v6 = nodecheck.ipstack_verdict(records(line("n1"), line("n2", ipv6_loopback=False)))
-    assert ok and not v6 and "IPv6 unavailable on n2" in reason
+    verdict, reason, v6, _ = nodecheck.ipstack_verdict(records(line("n1"), line("n2", {"eth0": iface(ipv6=())})))
+    assert verdict == "PASS" and not v6 and "no working IPv6 on the job interface(s) of n2" in reason
 
 
-def test_ipv6_without_global_address_is_named():
-    ok, reason, v6 = nodecheck.ipstack_verdict(records(line("n1", ipv6_global_addresses=[])))
-    assert ok and not v6 and "no global IPv6 address on n1" in reason
+@pytest.mark.parametrize("interface, message", [
+    (iface(up=False), "n2: job interface eth0 is down"),
+    (iface(present=False), "n2: job interface eth0 does not exist"),
+    (iface(ipv4=()), "n2: job interface eth0 has no IPv4 address"),
+    (iface(loopback=True, ipv4=("127.0.0.1",)), "n2: job interface eth0 is loopback"),
+    (iface(fail="Connection refused"), "n2: job interface eth0 fails TCP at 10.0.0.1 (Connection refused)"),
+])
+def test_a_broken_job_interface_fails(interface, message):
+    verdict, reason, _, _ = nodecheck.ipstack_verdict(records(line("n1"), line("n2", {"eth0": interface})))
+    assert verdict == "FAIL" and message in reason
+    assert nodecheck.ipstack_verdict({})[0] == "FAIL"
 
 
-def test_ipv4_failure_fails():
-    ok, reason, _ = nodecheck.ipstack_verdict(records(line("n1"), line("n2", ipv4_loopback=False)))
-    assert not ok and reason == "IPv4 loopback TCP fails on n2"
-    assert nodecheck.ipstack_verdict({})[0] is False
+def test_no_interface_but_loopback_is_not_measured():
+    verdict, reason, _, _ = nodecheck.ipstack_verdict(records(line("n1", {})))
+    assert verdict == "NOT MEASURED" and "no interface other than loopback" in reason
 
 
-def test_global_addresses_from_a_recorded_if_inet6(tmp_path):
-    table = tmp_path / "if_inet6"
-    table.write_text("00000000000000000000000000000001 01 80 10 80       lo\n"
-                     "fd000000000000000000000000000002 04 40 00 80     eth0\n"
-                     "fe8000000000000000fc00fffe000001 04 40 20 80     eth0\n")
-    assert ipstack._ipv6_global_addresses(str(table)) == ["eth0 fd00::2"]
-    assert ipstack._ipv6_global_addresses(str(tmp_path / "absent")) == []
+def test_a_loopback_only_record_is_not_a_pass():
+    old = f"{nodeprobe.MARKER} " + json.dumps({"topology": {"host": "n1"}, "settings": {},
+                                               "ipstack": {"ipv4_loopback": True}})
+    assert nodecheck.ipstack_verdict(records(old))[0] == "FAIL"
+
+
+IP_JSON = json.dumps([
+    {"ifname": "lo", "flags": ["LOOPBACK", "UP"], "operstate": "UNKNOWN",
+     "addr_info": [{"family": "inet", "local": "127.0.0.1"}]},
+    {"ifname": "eth0", "flags": ["UP", "LOWER_UP"], "operstate": "UP",
+     "addr_info": [{"family": "inet", "local": "192.0.2.2"},
+                   {"family": "inet6", "local": "fd00::2", "scope": "global"},
+                   {"family": "inet6", "local": "fe80::1", "scope": "link"}]},
+    {"ifname": "ib0", "flags": ["BROADCAST"], "operstate": "DOWN",
+     "addr_info": [{"family": "inet", "local": "10.9.0.2"}]},
+    {"ifname": "ifb0", "flags": ["BROADCAST"], "operstate": "DOWN", "addr_info": []}])
+
+
+def test_job_interfaces_come_from_the_mpi_and_slurm_configuration(tmp_path):
+    links = ipstack.interfaces(IP_JSON)
+    assert links["eth0"]["ipv6"] == ["fd00::2"] and not links["ib0"]["up"]
+    pick = lambda env, **kw: ipstack.job_interfaces(links, env, mca_files=(), **kw)  # noqa: E731
+    assert pick({"OMPI_MCA_btl_tcp_if_include": "10.9.0.0/16"}) == (["ib0"], "OMPI_MCA_btl_tcp_if_include")
+    assert pick({"OMPI_MCA_oob_tcp_if_include": "eth0,ib0"})[0] == ["eth0", "ib0"]
+    assert pick({"UCX_NET_DEVICES": "mlx5_0:1,ib0"}) == (["ib0"], "UCX_NET_DEVICES")
+    assert pick({}, node_addr="192.0.2.2") == (["eth0"], "Slurm NodeAddr 192.0.2.2")
+    names, source = pick({}, node_addr="")
+    assert names == ["eth0", "ib0"] and "default" in source  # never lo; ib0 has an address but is down
+    conf = tmp_path / "mca-params.conf"
+    conf.write_text("# site\nbtl_tcp_if_include = eth0\n")
+    assert ipstack.job_interfaces(links, {}, mca_files=(str(conf),)) == (["eth0"], f"btl_tcp_if_include in {conf}")
+
+
+def test_a_down_card_fails_even_though_loopback_works():
+    links = ipstack.interfaces(IP_JSON)
+    state = ipstack.probe(links, {"OMPI_MCA_btl_tcp_if_include": "ib0"})
+    rec = f"{nodeprobe.MARKER} " + json.dumps({"topology": {"host": "n1"}, "settings": {}, "ipstack": state})
+    verdict, reason, _, _ = nodecheck.ipstack_verdict(records(rec))
+    assert verdict == "FAIL" and "job interface ib0 is down" in reason
 
 
 def test_live_probe_of_this_node_prints_one_record():
@@ -63,5 +110,5 @@ def test_live_probe_of_this_node_prints_one_record():
                           text=True, timeout=60)
     assert done.returncode == 0
     (host, rec), = nodeprobe.parse(done.stdout).items()
-    assert rec["topology"]["cores"] >= 1 and rec["ipstack"]["ipv4_loopback"] is True
+    assert rec["topology"]["cores"] >= 1 and "lo" not in rec["ipstack"]["interfaces"]
     assert "kernel.randomize_va_space" in rec["settings"]

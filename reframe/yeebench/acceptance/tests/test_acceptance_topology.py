@@ -87,26 +87,30 @@ def record(topo):
 def test_verdict_fails_on_odd_node_without_expected_file():
     records = {h: record(thufir_node(h)) for h in ("c001", "c002", "c003")}
     records["c002"] = record(thufir_node("c002", cores=12))
-    ok, reason, _ = nodecheck.topology_verdict(records)
-    assert not ok and "c002 differs from the other nodes: cores 12 (most nodes: 24)" in reason
+    verdict, reason, _ = nodecheck.topology_verdict(records)
+    assert verdict == "FAIL" and "c002 differs from the other nodes: cores 12 (most nodes: 24)" in reason
 
 
-def test_verdict_passes_with_note_when_no_file_and_fails_on_missing_node():
+def test_verdict_without_file_is_not_measured_and_says_how_to_record_one():
     records = {h: record(thufir_node(h)) for h in ("c001", "c002")}
-    ok, reason, details = nodecheck.topology_verdict(records)
-    assert ok and "no expected-topology file" in reason
+    how = nodecheck.RECORD_TOPOLOGY.format(system="thufir", partition=" --partition compute",
+                                           dir="reframe/config/topology", dash_partition="-compute")
+    verdict, reason, details = nodecheck.topology_verdict(records, how_to_record=how)
+    assert verdict == "NOT MEASURED" and "no expected-topology file" in reason
+    assert "yeebench acceptance topology --record --system thufir --partition compute" in reason
+    assert "reframe/config/topology/thufir-compute.yaml" in reason
     assert any("16 (~60% over local)" in d for d in details)
-    ok, reason, _ = nodecheck.topology_verdict(records, expect_nodes=3)
-    assert not ok and "2 node(s) reported, the job spanned 3" in reason
-    assert nodecheck.topology_verdict({})[0] is False
+    verdict, reason, _ = nodecheck.topology_verdict(records, expect_nodes=3)
+    assert verdict == "FAIL" and "2 node(s) reported, the job spanned 3" in reason
+    assert nodecheck.topology_verdict({})[0] == "FAIL"
 
 
 def test_verdict_against_expected_file_names_node_and_file():
     expected = topology.load_expected(os.path.join(REPO_TOPOLOGY, "example-thufir-compute.yaml"))
     records = {"c001": record(thufir_node("c001")), "c002": record(thufir_node("c002"))}
-    ok, reason, _ = nodecheck.topology_verdict(records, expected, "thufir.yaml", expect_nodes=2)
-    assert ok and reason == "2 node(s) match thufir.yaml"
+    verdict, reason, _ = nodecheck.topology_verdict(records, expected, "thufir.yaml", expect_nodes=2)
+    assert verdict == "PASS" and reason == "2 node(s) match thufir.yaml"
     records["c002"]["topology"]["numa_nodes"] = 2
-    ok, reason, _ = nodecheck.topology_verdict(records, expected, "thufir.yaml")
-    assert not ok and "c002: numa_nodes: expected 4, observed 2" in reason
+    verdict, reason, _ = nodecheck.topology_verdict(records, expected, "thufir.yaml")
+    assert verdict == "FAIL" and "c002: numa_nodes: expected 4, observed 2" in reason
     assert reason.endswith("(expected: thufir.yaml)")
