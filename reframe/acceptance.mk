@@ -7,6 +7,10 @@
 # Unit tests of the acceptance library run in test-python (PYTEST_PATHS).
 ACCEPTANCE_OUT      := $(abspath $(BUILD)/acceptance)
 ACCEPTANCE_RUN      := reframe/yeebench/acceptance/run.sh
+# The sign-off page's availability log and operator waivers (see reframe/yeebench/acceptance/README.md).
+ACCEPTANCE_AVAILABILITY ?=
+ACCEPTANCE_WAIVERS      ?=
+export ACCEPTANCE_AVAILABILITY ACCEPTANCE_WAIVERS
 # Extra ReFrame options, e.g. ACCEPTANCE_RFM_OPTS='--system mycluster -p host -S AcceptanceNetwork.tolerance=1'
 ACCEPTANCE_RFM_OPTS ?= -p host
 # On the virtual cluster: only what needs several nodes (node-local checks already ran on this machine);

@@ -15,26 +15,33 @@ from reframe.core.builtins import parameter, run_after, run_before, sanity_funct
 from reframe.core.backends import getlauncher
 
 from yeebench.acceptance import numa_costs, outliers, scaling, storage
-from yeebench.acceptance.rfm import SOURCES, AcceptanceMixin, last_line, span_all_nodes
+from yeebench.acceptance.rfm import SOURCES, AcceptanceMixin, last_line, python_command, span_all_nodes
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import locate
 from yeebench.parsers import ParseError
 from yeebench.parsers.numactl import parse_hardware
-from yeebench.parsers.jsonreport import (find_json_objects, numa_bw_triad, parse_probe, parse_yee,
-                                         yee_problems)
+from yeebench.parsers.jsonreport import numa_bw_triad, parse_probe, parse_yee, yee_problems
 from yeebench.placement import packed_openmpi_options
 
 
 @rfm.simple_test
 class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
-    """1, 2, 4 ... all cores of one node: threads vs processes; speedup, efficiency, knee (paper 003 figs 3-4)."""
+    """1, 2, 4 ... all cores of one node: threads vs processes; speedup, efficiency, knee (paper 003 figs 3-4).
 
-    program = parameter(["yee", "numa-bw"])
+    Every point is one MPI job: the solver's ranks share one grid, and triad_mpi's ranks
+    start each repetition together and are timed over one wall interval, so a process
+    figure is never the sum of runs that did not overlap in time.
+    """
+
+    program = parameter(["yee", "triad"])
     descr = "Scaling on one node: threads vs processes, speedup/efficiency and the knee"
+    sourcesdir = SOURCES
     #: Solver problem (strong scaling: the same grid at every count).
     yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 40 --precision f32 --quiet")
-    #: numa-bw problem: bytes per array.
-    numa_bw_opts = variable(str, value="--size 33554432")
+    #: Bytes per triad array (all ranks together); 0: LLC_FACTOR x the node's last-level cache.
+    triad_bytes = variable(int, value=0)
+    triad_repeats = variable(int, value=10)
+    mpicc = variable(str, value="mpicc")
     #: Runs per point; the best counts (short runs on a busy node are noisy).
     repeats = variable(int, value=3)
     #: Marginal efficiency under which the knee is placed.
@@ -47,29 +54,46 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
 
     @run_after("setup")
     def plan_runs(self):
-        binary = locate(self.program)
-        self.acceptance_skip_if(binary is None, f"{self.program} not found in $YEEBENCH_PREFIX/bin "
-                                                "or PATH (run `make build`)")
+        if self.program == "yee":
+            binary = locate("yee")
+            self.acceptance_skip_if(binary is None, "yee not found in $YEEBENCH_PREFIX/bin or PATH "
+                                                    "(run `make build`)")
+        else:
+            binary = "./triad_mpi"
+            self._size_triad()
         cores = self.node_topology.num_cores
         self.counts = scaling.powers_of_two_upto(cores)
         self.modes = ["threads", "processes"]
         self.num_tasks = cores  # the allocation holds the largest process run
         self.num_tasks_per_node = cores
         self.job.launcher = getlauncher("local")()  # the runs below launch themselves
-        cmds = []
+        cmds = [f"{self.mpicc} -O2 -fopenmp -o triad_mpi triad_mpi.c"] if self.program == "triad" else []
         for mode in self.modes:
             for n in self.counts:
                 ranks, threads = (1, n) if mode == "threads" else (n, 1)
                 env = f"OMP_NUM_THREADS={threads} OMP_PLACES=cores OMP_PROC_BIND=close"
                 prefix = self._prefix(ranks, threads, cores)
                 for r in range(self.repeats):
-                    out = f"{mode}_{n}_{r}.json"
+                    out = f"{mode}_{n}_{r}.out"
                     if self.program == "yee":
                         run = f"{binary} {self.yee_opts} --threads {threads} --report {out}"
                     else:
-                        run = f"{binary} {self.numa_bw_opts} --threads {threads} > {out}"
+                        run = f"{binary} --bytes {self._bytes} --repeats {self.triad_repeats} > {out}"
                     cmds.append(f"env {env} {prefix} {run}".replace("  ", " "))
         self.prerun_cmds = cmds
+
+    def _size_triad(self):
+        """Arrays of LLC_FACTOR x the last-level cache (from the partition, or this node's sysfs)."""
+        self._bytes, self._sizing = self.triad_bytes, "set by triad_bytes"
+        if self._bytes:
+            return
+        llc, how = scaling.llc_from_reframe(getattr(self.current_partition.processor, "info", None))
+        if llc is None and self.current_partition.scheduler.registered_name == "local":
+            llc, how = scaling.llc_from_sysfs()
+        self.acceptance_skip_if(llc is None, f"cannot size the arrays: last-level cache unknown ({how}); "
+                                             "set -S AcceptanceScaling.triad_bytes=BYTES (>= 4x the LLC)")
+        self._bytes = scaling.triad_array_bytes(llc)
+        self._sizing = f"{scaling.LLC_FACTOR} x last-level cache ({how}, {llc / 2**20:.0f} MiB)"
 
     def _prefix(self, ranks, threads, cores):
         if self.launcher_name in ("mpirun", "mpiexec"):
@@ -80,28 +104,19 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
 
     def _fom(self, mode, n):
         """Best FOM of the repeats at one point."""
-        return max(self._fom_of(f"{mode}_{n}_{r}.json") for r in range(self.repeats))
+        return max(self._fom_of(mode, n, r) for r in range(self.repeats))
 
-    def _fom_of(self, name):
-        with open(os.path.join(self.stagedir, name)) as f:
+    def _fom_of(self, mode, n, r):
+        with open(os.path.join(self.stagedir, f"{mode}_{n}_{r}.out")) as f:
             text = f.read()
-        if self.program == "numa-bw" and name.startswith("processes_"):
-            # independent copies side by side: the node's bandwidth is their sum
-            ranks = int(name.split("_")[1])
-            reports = [o for o in find_json_objects(text) if o.get("program") == "numa-bw"]
-            if len(reports) != ranks or not all(r.get("valid") is True for r in reports):
-                raise ParseError(f"{len(reports)} valid numa-bw report(s) from {ranks} processes")
-            return sum(numa_bw_triad(r) for r in reports)
-        if self.program == "yee":
-            report = parse_yee(text)
-            problems = yee_problems(report)
-            if problems:
-                raise ParseError("; ".join(problems))
-            return float(report["mcells_per_s"])
-        report = parse_probe(text, "numa-bw")
-        if report.get("valid") is not True:
-            raise ParseError("numa-bw says its run is not valid")
-        return numa_bw_triad(report)
+        if self.program == "triad":
+            ranks, threads = (1, n) if mode == "threads" else (n, 1)
+            return scaling.parse_triad(text, ranks, threads)
+        report = parse_yee(text)
+        problems = yee_problems(report)
+        if problems:
+            raise ParseError("; ".join(problems))
+        return float(report["mcells_per_s"])
 
     @sanity_function
     def validate(self):
@@ -124,14 +139,23 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
             top = self.counts[-1]
             ratio = self._points["threads"][0][-1]["fom"] / self._points["processes"][0][-1]["fom"]
             lines.append(f"at {top}: threads/processes = {ratio:.2f}")
+        if self.program == "triad":
+            lines.append(f"arrays {self._bytes / 2**20:.0f} MiB each, {self._sizing}")
         low = [f"{mode} efficiency {100 * rows[-1]['efficiency']:.0f}% < {self.min_efficiency:g}%"
                for mode, (rows, _) in self._points.items()
                if 100 * rows[-1]["efficiency"] < self.min_efficiency]
         if low:
             return self.verdict(False, "; ".join(low) + " on a full node; " + "; ".join(lines), details)
+        superlinear = scaling.superlinear({m: rows for m, (rows, _) in self._points.items()})
+        if superlinear:
+            return self.not_measured(f"{superlinear}: the figures contradict their model (the node was busy "
+                                     "during the smaller runs, or the data fit in cache); run again on an idle "
+                                     "node; " + "; ".join(lines), details)
         return self.verdict(True, "; ".join(lines), details)
 
     def collect_foms(self):
+        if not self.measured:
+            return  # figures that contradict their model are not results
         unit = "Mcells/s" if self.program == "yee" else "GB/s"
         for mode, (rows, knee) in self._points.items():
             for r in rows:
@@ -304,7 +328,7 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
     descr = "Storage: write and read bandwidth of the output directory (GB/s)"
     #: Directory to measure (default: the test's stage directory, where runs write output).
     storage_dir = variable(str, value="")
-    #: Bytes written per file (small by default; use several times the node memory to defeat caches).
+    #: Bytes written per file.  Reads bypass (O_DIRECT) or drop the page cache, so a small file is honest.
     size_mib = variable(int, value=128)
     yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 20 --quiet")
     #: Solver ranks writing one file each (capped at the cores of a node).
@@ -318,19 +342,29 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
         self._target = target
         if self.tool in ("fio", "dd"):
             self.job.launcher = getlauncher("local")()  # one process on the node, no MPI
+        # Reads must come from the storage, not the page cache: O_DIRECT first; where the file
+        # system refuses it, drop the file's pages and read only if none are left (pagecache.py).
+        drop = f"{python_command('yeebench.acceptance.pagecache')} drop"
         if self.tool == "fio":
             fio = locate("fio")
             self.acceptance_skip_if(fio is None, "fio is not installed (Debian package fio)")
             common = (f"{fio} --directory={shlex.quote(target)} --bs=1M --size={self.size_mib}M "
-                      "--ioengine=psync --end_fsync=1 --output-format=json")
-            self.prerun_cmds = [f"{common} --name=yeebench-io --rw=write --output=fio_write.json",
-                                f"{common} --name=yeebench-io --rw=read --output=fio_read.json",
-                                f"rm -f {shlex.quote(target)}/yeebench-io.*"]
+                      "--ioengine=psync --end_fsync=1 --output-format=json --name=yeebench-io")
+            data = shlex.quote(os.path.join(target, "yeebench-io.0.0"))
+            self.prerun_cmds = [
+                f"{common} --rw=write --output=fio_write.json",
+                f"if {common} --rw=read --direct=1 --output=fio_read.json 2> fio_read.err; then "
+                f"echo O_DIRECT > read_method.txt; else {drop} {data} > read_method.txt && "
+                f"{common} --rw=read --invalidate=0 --output=fio_read.json; fi",
+                f"rm -f {shlex.quote(target)}/yeebench-io.*"]
         elif self.tool == "dd":
             path = shlex.quote(os.path.join(target, "yeebench-dd.bin"))
             self.prerun_cmds = [
                 f"LC_ALL=C dd if=/dev/zero of={path} bs=1M count={self.size_mib} conv=fsync 2> dd_write.txt",
-                f"LC_ALL=C dd if={path} of=/dev/null bs=1M 2> dd_read.txt", f"rm -f {path}"]
+                f"if LC_ALL=C dd if={path} of=/dev/null bs=1M iflag=direct 2> dd_read.txt; then "
+                f"echo O_DIRECT > read_method.txt; else {drop} {path} > read_method.txt && "
+                f"LC_ALL=C dd if={path} of=/dev/null bs=1M 2> dd_read.txt; fi",
+                f"rm -f {path}"]
         else:
             self._plan_solver_io(target)
 
@@ -362,13 +396,22 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
 
     @sanity_function
     def validate(self):
+        unmeasured = ""
         try:
-            if self.tool == "fio":
-                self._bw = {"write": storage.fio_bandwidth(self._read("fio_write.json"))["write"],
-                            "read": storage.fio_bandwidth(self._read("fio_read.json"))["read"]}
-            elif self.tool == "dd":
-                self._bw = {"write": storage.dd_bandwidth(self._read("dd_write.txt")),
-                            "read": storage.dd_bandwidth(self._read("dd_read.txt"))}
+            if self.tool in ("fio", "dd"):
+                method = storage.read_method(self._read("read_method.txt") if os.path.exists(
+                    os.path.join(self.stagedir, "read_method.txt")) else "")
+                if self.tool == "fio":
+                    self._bw = {"write": storage.fio_bandwidth(self._read("fio_write.json"))["write"]}
+                    read = lambda: storage.fio_bandwidth(self._read("fio_read.json"))["read"]  # noqa: E731
+                else:
+                    self._bw = {"write": storage.dd_bandwidth(self._read("dd_write.txt"))}
+                    read = lambda: storage.dd_bandwidth(self._read("dd_read.txt"))  # noqa: E731
+                if method["measured"]:
+                    self._bw["read"] = read()
+                else:
+                    unmeasured = f"read bandwidth NOT MEASURED: {method['why']}"
+                self._read_how = method["why"]
             else:
                 report = parse_yee(self._read(str(self.stdout)) + self._read("yee_io.json"))
                 written = int(sn.evaluate(sn.extractsingle(r"output_bytes (\d+)", self.stdout, 1)))
@@ -384,7 +427,9 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
             return self.verdict(False, f"{self.tool}: {err}" + (f" ({why})" if why else ""))
         figures = ", ".join(f"{k} {v:.3g} GB/s" for k, v in self._bw.items())
         note = (self._solver_note if self.tool == "yee-io"
-                else f" ({self.size_mib} MiB file; reads may come from the page cache)")
+                else f" ({self.size_mib} MiB file; read {self._read_how})")
+        if unmeasured:
+            return self.not_measured(f"{self.tool} in {self._target}: {figures}; {unmeasured}")
         return self.verdict(True, f"{self.tool} in {self._target}: {figures}{note}")
 
     def collect_foms(self):

@@ -3,9 +3,11 @@
 #   usage: run.sh OUT_DIR [reframe options, e.g. --system vcluster:srun -p host]
 # Prints every check's `[acceptance] PASS|FAIL|NOT MEASURED` line and the page's path; exits with
 # ReFrame's status (non-zero when a check failed) once the page is written, 1 if none could be.
+# The page takes the availability log and the operator's waivers from the environment:
+#   ACCEPTANCE_AVAILABILITY=LOG.csv  ACCEPTANCE_WAIVERS=waivers.yaml
 set -uo pipefail
 if [ $# -lt 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
-    sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 2
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2
 fi
 out=$1; shift
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -24,8 +26,11 @@ if [ ! -s "$out/report.json" ]; then
     echo "acceptance: ReFrame wrote no report; its output ($out/reframe.out) ends:"; tail -20 "$out/reframe.out"
     exit 1
 fi
+page_opts=()
+[ -n "${ACCEPTANCE_AVAILABILITY:-}" ] && page_opts+=(--availability "$ACCEPTANCE_AVAILABILITY")
+[ -n "${ACCEPTANCE_WAIVERS:-}" ] && page_opts+=(--waivers "$ACCEPTANCE_WAIVERS")
 "$venv/bin/yeebench" acceptance report "$out/report.json" -o "$out/acceptance.html" \
-    --results-page "$out/results.html" > /dev/null || exit 1
+    --results-page "$out/results.html" "${page_opts[@]}" > /dev/null || exit 1
 grep -q '<h1>yeebench acceptance report</h1>' "$out/acceptance.html" || { echo "acceptance: no HTML page"; exit 1; }
 echo "acceptance: page $out/acceptance.html (ReFrame output $out/reframe.out)"
 if [ "$rc" -ne 0 ]; then

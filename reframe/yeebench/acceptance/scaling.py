@@ -5,6 +5,9 @@ Paper 003 found the cluster's scaling fell apart past 12 threads per node
 count whose marginal efficiency (speedup gained per worker added, relative to
 ideal) drops below a threshold.
 """
+import glob
+import os
+import re
 
 
 def analyse(points, knee_threshold=0.5):
@@ -39,6 +42,17 @@ def analyse(points, knee_threshold=0.5):
     return rows, knee
 
 
+#: Parallel efficiency above which a point contradicts the model (a little slack for noise).
+MAX_EFFICIENCY = 1.10
+
+
+def superlinear(rows_by_mode, limit=MAX_EFFICIENCY):
+    """'' or a description of the points whose efficiency exceeds `limit` (more than ideal)."""
+    found = [f"{mode} {r['workers']}: efficiency {100 * r['efficiency']:.0f}%"
+             for mode, rows in rows_by_mode.items() for r in rows if r["efficiency"] > limit]
+    return ", ".join(found)
+
+
 def powers_of_two_upto(limit):
     """1, 2, 4, ... up to limit, with limit itself always included."""
     if limit < 1:
@@ -59,3 +73,67 @@ def summary(label, rows, knee, unit):
     if knee is None:
         return text + "; no knee"
     return text + f"; knee at {knee} workers (adding them gains < half the ideal)"
+
+
+# -- memory-bandwidth scaling: arrays sized from the last-level cache ------------------------
+#: Arrays at least this many times the node's last-level cache, or the figure measures the cache.
+LLC_FACTOR = 4
+TRIAD_LINE = re.compile(r"^triad ranks (\d+) threads (\d+) bytes_per_array (\d+) best_GBs (\S+) "
+                        r"avg_GBs (\S+) (VALID|INVALID)$", re.M)
+
+
+def _size_bytes(text):
+    """sysfs cache size ('32768K', '1M') in bytes."""
+    text = text.strip()
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+    return int(text.rstrip("KkMmGg")) * scale
+
+
+def llc_from_sysfs(root="/sys/devices/system/cpu"):
+    """(bytes of last-level cache on this node, summed over its instances, description) or (None, why)."""
+    caches = {}
+    for index in glob.glob(os.path.join(root, "cpu[0-9]*", "cache", "index[0-9]*")):
+        try:
+            read = lambda name: open(os.path.join(index, name)).read().strip()  # noqa: E731
+            if read("type") == "Instruction":
+                continue
+            level, size, shared = int(read("level")), _size_bytes(read("size")), read("shared_cpu_list")
+        except (OSError, ValueError):
+            continue
+        caches[(level, shared)] = size
+    if not caches:
+        return None, f"no caches listed under {root}/cpu*/cache"
+    top = max(level for level, _ in caches)
+    sizes = [size for (level, _), size in caches.items() if level == top]
+    return sum(sizes), f"L{top} {len(sizes)} x {sizes[0] // 2**20} MiB"
+
+
+def llc_from_reframe(processor_info):
+    """Same as llc_from_sysfs from a ReFrame processor entry's topology.caches, or (None, why)."""
+    caches = ((processor_info or {}).get("topology") or {}).get("caches") or []
+    levels = [(int(str(c.get("type", "L0")).lstrip("Ll") or 0), c) for c in caches if c.get("size")]
+    if not levels:
+        return None, "the partition's processor entry lists no caches"
+    top = max(level for level, _ in levels)
+    chosen = [c for level, c in levels if level == top]
+    total = sum(int(c["size"]) * max(1, len(c.get("cpusets") or [1])) for c in chosen)
+    return total, f"L{top} from the partition's processor entry"
+
+
+def triad_array_bytes(llc_bytes, factor=LLC_FACTOR):
+    """Bytes per array: `factor` x the last-level cache, rounded up to whole MiB."""
+    want = factor * llc_bytes
+    return -(-want // 2**20) * 2**20
+
+
+def parse_triad(text, ranks, threads):
+    """Best GB/s of one triad_mpi run, checked against the ranks and threads it was launched with."""
+    found = TRIAD_LINE.findall(text)
+    if not found:
+        raise ValueError("no 'triad ranks ...' line from triad_mpi")
+    r, t, _, best, _, valid = found[-1]
+    if valid != "VALID":
+        raise ValueError("triad_mpi computed wrong values (INVALID)")
+    if (int(r), int(t)) != (ranks, threads):
+        raise ValueError(f"triad_mpi ran {r} rank(s) x {t} thread(s), launched as {ranks} x {threads}")
+    return float(best)

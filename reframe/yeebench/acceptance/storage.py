@@ -2,6 +2,7 @@
 
 GB here is 1e9 bytes.  fio runs with --end_fsync so a write counts only once it
 is on the device (or the file server); dd uses conv=fsync for the same reason.
+Reads count only when they cannot come from the page cache (read_method).
 """
 import json
 import re
@@ -61,3 +62,26 @@ def solver_io_options(help_text):
     if "--output-fsync" in help_text:  # count a write once it is on the device, like fio and dd
         opts.append("--output-fsync")
     return opts
+
+
+def read_method(text):
+    """{'measured': bool, 'why': str} from the read step's record (read_method.txt).
+
+    'O_DIRECT': the read bypassed the page cache.  A pagecache.py line: the
+    file's pages were dropped; the read counts only when none stayed resident.
+    Anything else: the read step did not run as planned, so nothing is measured.
+    """
+    from yeebench.acceptance import pagecache
+    text = text.strip()
+    if text == "O_DIRECT":
+        return {"measured": True, "why": "with O_DIRECT, bypassing the page cache"}
+    counts = pagecache.parse(text)
+    if counts is None:
+        return {"measured": False, "why": "the file system refused O_DIRECT and the page cache could not "
+                                          "be dropped for the file (no pagecache record)"}
+    left, total = counts
+    if total and left == 0:
+        return {"measured": True, "why": f"after dropping the file from the page cache (0 of {total} "
+                                         "pages resident; the file system refused O_DIRECT)"}
+    return {"measured": False, "why": f"the file system refused O_DIRECT and {left} of {total} pages stayed "
+                                      "in the page cache after dropping them: a read would measure memory"}

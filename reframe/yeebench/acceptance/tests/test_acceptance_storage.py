@@ -1,9 +1,13 @@
 """Storage figures: fio JSON, dd summaries, the solver's I/O feature probe."""
 import json
+import mmap
+import subprocess
+import sys
 
 import pytest
 
-from yeebench.acceptance.storage import dd_bandwidth, fio_bandwidth, solver_io_options
+from yeebench.acceptance import pagecache
+from yeebench.acceptance.storage import dd_bandwidth, fio_bandwidth, read_method, solver_io_options
 
 
 def fio_doc(**kinds):
@@ -53,3 +57,27 @@ def test_solver_io_probe_asks_for_fsync_when_offered():
     help_text = "--output none|binary\n--output-strategy root|per-rank|shared\n--output-fsync  fsync every file"
     assert solver_io_options(help_text) == ["--output", "binary", "--output-strategy", "per-rank",
                                             "--output-fsync"]
+
+
+def test_read_counts_only_when_the_page_cache_could_not_serve_it():
+    assert read_method("O_DIRECT\n")["measured"]
+    dropped = read_method("pagecache 0 of 32768 pages resident\n")
+    assert dropped["measured"] and "0 of 32768 pages resident" in dropped["why"]
+    cached = read_method("pagecache 32768 of 32768 pages resident\n")
+    assert not cached["measured"] and "would measure memory" in cached["why"]
+    assert not read_method("")["measured"]
+
+
+def test_dropping_a_file_from_the_page_cache(tmp_path):
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"y" * (4 * 2**20))
+    path.read_bytes()
+    left, total = pagecache.drop(str(path))
+    assert total == 4 * 2**20 // mmap.PAGESIZE
+    assert left <= total  # tmpfs keeps its pages (that is what the check then reports)
+    done = subprocess.run([sys.executable, "-m", "yeebench.acceptance.pagecache", "drop", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and pagecache.parse(done.stdout)[1] == total
+    done = subprocess.run([sys.executable, "-m", "yeebench.acceptance.pagecache", "drop", str(tmp_path / "no")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "No such file" in done.stderr
