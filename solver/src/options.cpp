@@ -154,7 +154,7 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string& v) { o.kernel = one_of("kernel", v, {"fused", "split"}); }},
       {"tile", "N", "rows per cache tile in the fused kernel, 0 = auto (default 0)",
        [](Options& o, const std::string& v) { o.tile = parse_long("tile", v, 0, kMaxCellsPerAxis); }},
-      {"output", "none|ascii|binary|hdf5", "field output format (default none); see solver/README.md, I/O",
+      {"output", "none|ascii|binary|hdf5", "field output format (default none); see solver/src/io/README.md",
        [](Options& o, const std::string& v) { o.output = one_of("output", v, {"none", "ascii", "binary", "hdf5"}); }},
       {"output-every", "N", "write the fields after every N-th step (default 1)",
        [](Options& o, const std::string& v) { o.output_every = parse_long("output-every", v, 1, 1000000000L); }},

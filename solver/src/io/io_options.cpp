@@ -88,6 +88,9 @@ void validate_output(const Options& o) {
   if (o.output == "none") return;
   if (o.output_dir.empty()) throw UsageError("--output-dir: empty directory name");
   if (o.output_fields.empty()) throw UsageError("--output-fields: no component named");
+  if (o.output_every > o.steps)  // no step would be written: an empty directory that looks like success
+    throw UsageError("--output-every " + std::to_string(o.output_every) + " is larger than --steps " +
+                     std::to_string(o.steps) + ": no step would be written; use --output-every <= --steps");
   if (o.output == "hdf5" && !have_hdf5())
     throw UsageError("--output hdf5: this yee was built without HDF5 (install libhdf5-openmpi-dev, build with "
                      "-DYEE_HDF5=ON)");

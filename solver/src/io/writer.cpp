@@ -1,5 +1,6 @@
 #include "io/writer.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <climits>
@@ -25,6 +26,46 @@ void chunk_shape(const Options& o, int* chunk) {
   long v[3];
   std::sscanf(o.hdf5_chunk.c_str(), "%ld%*[x,]%ld%*[x,]%ld", &v[0], &v[1], &v[2]);
   for (int a = 0; a < 3; ++a) chunk[a] = int(v[a]);
+}
+
+// SIGTERM while a step is written (HDF5 output, whose sidecar must name exactly the complete
+// steps): before every rank has its piece, this rank removes its own piece of the step and
+// dies, so the step leaves nothing under a final name; once all pieces are agreed complete,
+// the signal waits until the sidecar names the step. Outside write_step it acts at once.
+// Only async-signal-safe calls (unlink, sigaction, raise) run in the handler.
+enum StepPhase : int { kIdle = 0, kWriting = 1, kNaming = 2 };
+volatile sig_atomic_t g_phase = kIdle;
+volatile sig_atomic_t g_pending = 0;
+char g_piece[4096];  // this rank's committed piece of the step in flight ("" if none)
+struct sigaction g_previous;
+
+void die_now(int sig) {
+  sigaction(sig, &g_previous, nullptr);
+  raise(sig);
+}
+
+extern "C" void on_term(int sig) {
+  if (g_phase == kNaming) {
+    g_pending = 1;
+    return;
+  }
+  if (g_phase == kWriting && g_piece[0]) unlink(g_piece);
+  die_now(sig);
+}
+
+void install_term_guard() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_term;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, &g_previous);
+}
+
+void set_phase(StepPhase phase, const std::string& piece = "") {
+  g_piece[0] = '\0';
+  if (!piece.empty() && piece.size() < sizeof g_piece) std::memcpy(g_piece, piece.c_str(), piece.size() + 1);
+  g_phase = phase;
+  if (phase == kIdle && g_pending) die_now(SIGTERM);
 }
 
 std::string base_name(const std::string& path) {
@@ -58,6 +99,7 @@ FieldWriter<T>::FieldWriter(const Options& opt, MPI_Comm cart, const Fields<T>& 
   frame_.dx_m = opt.dx;
   for (int a = 0; a < 3; ++a) frame_.gn[a] = opt.n[a];
   frame_.ranks = size_;
+  if (opt.output == "hdf5") install_term_guard();
   frame_.comps = opt.output_fields;
   chunk_shape(opt, frame_.chunk);
   frame_.deflate = opt.hdf5_deflate;
@@ -154,6 +196,10 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   XdmfStep xs{step, frame_.time_e, {}};
   const Block whole{{0, 0, 0}, {frame_.gn[0], frame_.gn[1], frame_.gn[2]}};
   const std::string& s = opt_.output_strategy;
+  const bool hdf5 = opt_.output == "hdf5";
+  const std::string piece = s == "per-rank" ? step_base(step, rank_) + ".h5"
+                                            : (rank_ == 0 ? step_base(step, -1) + ".h5" : "");
+  if (hdf5) set_phase(kWriting);
   if (s == "root") {
     err = gather_and_write(step);
     xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
@@ -168,29 +214,56 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
     files_ += t.files;
     xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
   }
+  if (hdf5 && err.empty()) set_phase(kWriting, piece);  // from here a SIGTERM removes this piece
   error_ = first_error(comm_, err);
-  if (!error_.empty()) return false;
-  ++steps_;
-  if (rank_ == 0 && opt_.output == "hdf5") xdmf_.push_back(xs);
-  return true;
+  if (!error_.empty()) {
+    if (hdf5) {
+      if (err.empty() && !piece.empty()) std::remove(piece.c_str());  // another rank failed: step incomplete
+      set_phase(kIdle);
+    }
+    return false;
+  }
+  if (!hdf5) {
+    ++steps_;
+    return true;
+  }
+  set_phase(kNaming);  // every piece is complete: a SIGTERM now waits for the sidecar
+  const bool named = update_sidecar(xs);
+  // The step's files are complete but the sidecar could not say so: remove them, so the
+  // directory holds exactly the steps fields.xdmf describes.
+  if (!named && !piece.empty()) std::remove(piece.c_str());
+  if (named) ++steps_;
+  set_phase(kIdle);  // a SIGTERM that waited acts here
+  return named;
 }
 
+// Rewrites fields.xdmf (atomically) to list the steps so far plus `step`, after every
+// completed step: whatever ends the run (an error, a full disk, SIGTERM, a kill), the
+// sidecar on disk describes exactly the complete steps, and viewers open what completed.
 template <typename T>
-bool FieldWriter<T>::finish() {
-  if (!active_ || opt_.output != "hdf5") return true;
+bool FieldWriter<T>::update_sidecar(const XdmfStep& step) {
   std::string err;
   if (rank_ == 0) {
+    xdmf_.push_back(step);
     const std::string text = xdmf_text(xdmf_, frame_.comps, int(sizeof(T)));
     AtomicFile file(opt_.output_dir + "/fields.xdmf", frame_.tag, frame_.fsync);
     if (file.write(text.data(), text.size())) err = file.commit();
     else err = file.error();
     if (err.empty()) {
-      bytes_ += file.bytes();
-      files_ += 1;
+      bytes_ += file.bytes() - sidecar_bytes_;  // the sidecar counts once, at its final size
+      sidecar_bytes_ = file.bytes();
+      if (xdmf_.size() == 1) files_ += 1;
+    } else {
+      xdmf_.pop_back();
     }
   }
   error_ = first_error(comm_, err);
   return error_.empty();
+}
+
+template <typename T>
+bool FieldWriter<T>::finish() {
+  return true;  // the sidecar is already current (update_sidecar after every step)
 }
 
 template <typename T>

@@ -30,7 +30,8 @@ class FieldWriter {
   // failed (error() then names the rank and the reason, the same on every rank).
   bool write_step(const Fields<T>& f, long step);
 
-  // Writes the XDMF sidecar (HDF5 only). Collective; false on failure.
+  // End of the output. The XDMF sidecar (HDF5 only) needs nothing more: it is rewritten
+  // after every completed step. Collective; false on failure.
   bool finish();
 
   const std::string& error() const { return error_; }
@@ -42,6 +43,7 @@ class FieldWriter {
   std::string step_base(long step, int rank) const;
   std::string gather_and_write(long step);  // root strategy, from local_
   std::string write_piece(const std::string& base, const Block& b, const std::vector<const T*>& data);
+  bool update_sidecar(const XdmfStep& step);  // collective
 
   const Options& opt_;
   MPI_Comm comm_;
@@ -53,7 +55,8 @@ class FieldWriter {
   Frame frame_;
   std::vector<std::vector<T>> local_;  // owned entries per written component
   std::vector<T> staging_, global_;    // rank 0, root strategy
-  std::vector<XdmfStep> xdmf_;         // rank 0
+  std::vector<XdmfStep> xdmf_;         // rank 0: the steps fields.xdmf lists
+  double sidecar_bytes_ = 0.0;         // rank 0: its size on disk
   double bytes_ = 0.0;
   long files_ = 0, steps_ = 0;
   std::string error_;
