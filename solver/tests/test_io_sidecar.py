@@ -2,7 +2,7 @@
 normal run, after a SIGTERM in the middle of the output, and after a disk that fills
 up (root only: a private tmpfs); every step it names opens through h5py with the
 grid it states. --output-every larger than --steps is a usage error, not an empty
-directory with exit 0."""
+directory with exit 0. `yee --help` points to the I/O README that exists."""
 import glob
 import os
 import re
@@ -25,6 +25,13 @@ lines = [ln for ln in err.splitlines() if ln.startswith("yee: error: ")]
 check(rc == 2 and len(lines) == 1 and "--output-every 7" in lines[0] and "--steps 4" in lines[0]
       and not os.path.exists(os.path.join(tmp, "every")),
       "--output-every 7 with --steps 4 -> exit 2, one line, no directory (%s)" % (lines or err[-200:]))
+
+rc, out, err = run(["--help"], timeout=30)
+pointer = re.search(r"see (solver/\S+README\.md)", out)
+repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+check(rc == 0 and pointer is not None and os.path.isfile(os.path.join(repo, pointer.group(1))) and
+      "--output-every" in open(os.path.join(repo, pointer.group(1))).read(),
+      "yee --help points to the I/O README that exists (%s)" % (pointer.group(1) if pointer else out[:200]))
 
 HDF5 = hdf5_kind(report(["--n", "2", "--steps", "1"]))
 if HDF5 == "none":

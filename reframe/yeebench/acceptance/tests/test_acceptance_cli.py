@@ -136,3 +136,38 @@ def test_page_is_readable_by_others(capsys, tmp_path):
     finally:
         os.umask(saved)
     assert out_file.stat().st_mode & 0o777 == 0o644
+
+
+def _readme_block(text, first_line_start, containing=""):
+    """The indented README block that starts with `first_line_start` and contains `containing`."""
+    lines = text.splitlines()
+    for start, line in enumerate(lines):
+        if not line.strip().startswith(first_line_start):
+            continue
+        block = []
+        for ln in lines[start:]:
+            if not ln.startswith("    "):
+                break
+            block.append(ln[4:])
+        if containing in "\n".join(block):
+            return block
+    raise AssertionError(f"no README block starting {first_line_start!r} with {containing!r}")
+
+
+def test_readme_sign_off_command_and_waiver_example_run_as_written(capsys, tmp_path, monkeypatch):
+    import shlex
+    import shutil
+    with open(os.path.join(os.path.dirname(__file__), "..", "README.md")) as f:
+        readme = f.read()
+    command = " ".join(ln.rstrip("\\").strip() for ln in _readme_block(readme, "yeebench acceptance report", "--waivers"))
+    (tmp_path / "waivers.yaml").write_text("\n".join(_readme_block(readme, "waived_by:")) + "\n")
+    (tmp_path / "build" / "acceptance").mkdir(parents=True)
+    shutil.copy(REPORT, tmp_path / "build" / "acceptance" / "report.json")
+    shutil.copy(os.path.join(DATA, "availability_30days_pass.csv"), tmp_path / "availability.csv")
+    monkeypatch.chdir(tmp_path)
+    argv = shlex.split(command)
+    assert argv[:2] == ["yeebench", "acceptance"]
+    code, _, err = run(capsys, *argv[2:])
+    assert code == 0 and "1 not measured but waived" in err
+    page = (tmp_path / "acceptance.html").read_text()
+    assert "J. Admin" in page and "this system has no GPUs" in page and "AcceptanceAvailability" in page
