@@ -4,7 +4,8 @@ Loopback says nothing about the network card, so the probe tests the
 interfaces the MPI/Slurm configuration names: Open MPI's btl_tcp_if_include
 (environment or mca-params.conf), UCX_NET_DEVICES, else the address Slurm has
 for this node (NodeAddr), else what Open MPI uses by default: every
-non-loopback interface with an address.  For each: is it up, which IPv4/IPv6
+non-loopback interface with an address that is up (all of them when none is up, so that a
+card that is down fails rather than vanishes).  For each: is it up, which IPv4/IPv6
 addresses does it have, and does a TCP round trip to each address work.
 """
 import ipaddress
@@ -121,8 +122,11 @@ def job_interfaces(links, env=os.environ, mca_files=MCA_FILES, node_addr=None):
         names = [n for n, link in links.items() if address in link["ipv4"]]
         if names:
             return names, f"Slurm NodeAddr {addr}"
-    names = [n for n, link in links.items() if not link["loopback"] and (link["ipv4"] or link["ipv6"])]
-    return names, "Open MPI's default (every non-loopback interface with an address)"
+    configured = [n for n, link in links.items() if not link["loopback"] and (link["ipv4"] or link["ipv6"])]
+    running = [n for n in configured if links[n]["up"]]
+    # a bridge without carrier (docker0 with no containers) is no job's network; a node whose
+    # only configured interfaces are all down is a failure to report, so they are kept then
+    return running or configured, "Open MPI's default (every non-loopback interface with an address)"
 
 
 def probe(links=None, env=os.environ):

@@ -91,7 +91,9 @@ def test_job_interfaces_come_from_the_mpi_and_slurm_configuration(tmp_path):
     assert pick({"UCX_NET_DEVICES": "mlx5_0:1,ib0"}) == (["ib0"], "UCX_NET_DEVICES")
     assert pick({}, node_addr="192.0.2.2") == (["eth0"], "Slurm NodeAddr 192.0.2.2")
     names, source = pick({}, node_addr="")
-    assert names == ["eth0", "ib0"] and "default" in source  # never lo; ib0 has an address but is down
+    assert names == ["eth0"] and "default" in source  # never lo; ib0 has an address but is down
+    eth0_down = dict(links, eth0=dict(links["eth0"], up=False))
+    assert ipstack.job_interfaces(eth0_down, {}, mca_files=(), node_addr="")[0] == ["eth0", "ib0"]
     conf = tmp_path / "mca-params.conf"
     conf.write_text("# site\nbtl_tcp_if_include = eth0\n")
     assert ipstack.job_interfaces(links, {}, mca_files=(str(conf),)) == (["eth0"], f"btl_tcp_if_include in {conf}")
