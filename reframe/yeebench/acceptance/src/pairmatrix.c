@@ -93,8 +93,11 @@ static double pingpong(unsigned char *buf, long n, int iters, int me, int peer, 
     return t;
 }
 
-/* Unidirectional bandwidth (bytes/s) from sender to receiver with a window of messages. */
-static double stream(unsigned char *buf, long n, int iters, int peer, int sender, int me, int *ok)
+/* Unidirectional bandwidth (bytes/s) from sender to receiver with a window of messages.
+ * The sender may send one buffer WINDOW times at once; pending receives must not overlap
+ * (MPI standard), so the receiver posts them into `window`, WINDOW buffers of n bytes. */
+static double stream(unsigned char *buf, unsigned char *window, long n, int iters, int peer, int sender, int me,
+                     int *ok)
 {
     MPI_Request req[WINDOW];
     char ack = 0;
@@ -108,7 +111,7 @@ static double stream(unsigned char *buf, long n, int iters, int peer, int sender
             if (sender)
                 MPI_Isend(buf, (int)n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[w]);
             else
-                MPI_Irecv(buf, (int)n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[w]);
+                MPI_Irecv(window + (size_t)w * (size_t)n, (int)n, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[w]);
         }
         MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
         if (sender)
@@ -118,7 +121,8 @@ static double stream(unsigned char *buf, long n, int iters, int peer, int sender
     }
     double t = MPI_Wtime() - t0;
     if (!sender)
-        *ok &= check(buf, n, peer);
+        for (int w = 0; w < WINDOW; ++w)
+            *ok &= check(window + (size_t)w * (size_t)n, n, peer);
     return (double)n * WINDOW * iters / t;
 }
 
@@ -150,7 +154,12 @@ int main(int argc, char **argv)
                   MPI_COMM_WORLD);
     long bufsize = o.large > o.small ? o.large : o.small;
     unsigned char *buf = malloc((size_t)bufsize);
-    int ok = buf && hosts;
+    unsigned char *window = malloc((size_t)bufsize * WINDOW);
+    if (!buf || !window || !hosts) {
+        fprintf(stderr, "pairmatrix: error: cannot allocate %ld x %d bytes of message buffers\n", bufsize, WINDOW + 1);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int ok = 1;
 
     /* results[i*size+j] for i<j: latency (s) and bandwidth (B/s), gathered at rank 0 */
     double *lat = calloc((size_t)size * size, sizeof(double));
@@ -166,8 +175,8 @@ int main(int argc, char **argv)
                 continue;
             int low = me < peer;
             double t = pingpong(buf, o.small, o.lat_iters, me, peer, low, &ok);
-            double b_out = stream(buf, o.large, o.bw_iters, peer, low, me, &ok);
-            double b_back = stream(buf, o.large, o.bw_iters, peer, !low, me, &ok);
+            double b_out = stream(buf, window, o.large, o.bw_iters, peer, low, me, &ok);
+            double b_back = stream(buf, window, o.large, o.bw_iters, peer, !low, me, &ok);
             double b = b_out < b_back ? b_out : b_back; /* the weaker direction */
             if (low) {
                 if (t < lat[me * size + peer])
@@ -232,6 +241,7 @@ int main(int argc, char **argv)
                ok ? "VALID" : "INVALID");
     }
     free(buf);
+    free(window);
     free(hosts);
     free(lat);
     free(bw);
