@@ -14,6 +14,7 @@ import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
 from yeebench import mpi, osu, pt2pt_foms, tools
@@ -111,6 +112,11 @@ class OsuPt2Pt(Pt2PtBase):
     iterations = variable(int, value=0)
     warmup = variable(int, value=0)
 
+    #: Timed iterations per benchmark, overriding `iterations` (OSU's -i applies to every size, so
+    #: a latency sweep and a 64-message bandwidth window want different counts), e.g.
+    #: -S OsuPt2Pt.iterations_for=osu_latency:1000,osu_bw:20
+    iterations_for = variable(typ.Dict[str, int], value={})
+
     smoke_overrides = {'max_size': 64 * 1024, 'iterations': 200, 'warmup': 20}
 
     def is_smoke_case(self):
@@ -127,7 +133,8 @@ class OsuPt2Pt(Pt2PtBase):
         self.skip_if(found.path is None, found.reason)
         self.observations['osu'] = {'path': found.path, 'origin': found.origin}
         self.executable = found.path
-        self.executable_opts = osu.options(self.max_size, self.iterations, self.warmup)
+        iterations = self.iterations_for.get(self.benchmark, self.iterations)
+        self.executable_opts = osu.options(self.max_size, iterations, self.warmup)
         if self.buffers == 'device':
             self.skip_if(not osu.has_cuda(found.path), f'{found.path} was built without CUDA support (no -d cuda)')
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=True)

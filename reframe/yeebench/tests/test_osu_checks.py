@@ -160,3 +160,24 @@ def test_collective_under_its_bound_fails_with_the_reason(tmp_path, allreduce_us
     else:   # the raw ping-pong curves stay with the case's output
         kept = {p.name for p in (tmp_path / 'rfm').rglob('output/**/pingpong-*.txt')}
         assert kept == {'pingpong-1.txt', 'pingpong-2.txt', 'pingpong-3.txt'}, kept
+
+
+# -- the virtual cluster's smoke run measures OSU intra vs inter on the shaped link -----------------
+
+def test_vcluster_smoke_runs_the_osu_pairs():
+    from yeebench.vcluster import smoke
+    cmd = ' '.join(smoke.reframe_command('/tmp/out', 'vcluster', with_suite=True))
+    for transport, locality in (('ob1-vader', 'intra'), ('ob1-tcp', 'inter')):
+        for benchmark in ('osu_latency', 'osu_bw'):
+            assert f'OsuPt2Pt%transport={transport}%locality={locality}%benchmark={benchmark}%buffers=host' in cmd
+
+
+@pytest.mark.parametrize('inter_bw, inter_lat, ok', [(118.0, 40.0, True), (150.0, 40.0, False), (118.0, 0.2, False)])
+def test_vcluster_verify_judges_osu_rows(inter_bw, inter_lat, ok):
+    from yeebench.vcluster import verify as V
+    rows = [V.Row('OsuPt2Pt', 'mpirun', 'intra', 'bw_large', 6000.0, 'MB/s', 'pass'),
+            V.Row('OsuPt2Pt', 'mpirun', 'intra', 'latency_1B', 0.4, 'us', 'pass'),
+            V.Row('OsuPt2Pt', 'mpirun', 'inter', 'bw_large', inter_bw, 'MB/s', 'pass'),
+            V.Row('OsuPt2Pt', 'mpirun', 'inter', 'latency_1B', inter_lat, 'us', 'pass')]
+    good, lines = V.verify(rows, 1e9, 0.15)
+    assert good is ok and any('OsuPt2Pt@mpirun: inter-node bw_large' in line for line in lines), lines
