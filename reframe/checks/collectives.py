@@ -50,8 +50,8 @@ class OsuCollective(YeebenchCheck):
     #: osu_latency runs before the collective (the bound uses the minimum over them), and the
     #: timed / warm-up iterations of each (OSU's default, 10000 below 8 KB, adds nothing to a minimum).
     pingpong_repeats = variable(int, value=3)
-    pingpong_iterations = variable(int, value=1000)
-    pingpong_warmup = variable(int, value=100)
+    pingpong_iterations = variable(int, value=200)
+    pingpong_warmup = variable(int, value=20)
 
     tags = {'network', 'full'}
     smoke_overrides = {'max_size': 4096, 'iterations': 50, 'warmup': 5}
