@@ -129,3 +129,28 @@ def test_lab_tarball_must_match_its_checksum(tmp_path):
     assert out.returncode == 1 and 'does not match its sha256' in out.stderr and not out.stdout
     missing = find({'OSU_TARBALL': str(tmp_path / 'nope.tar.gz')})
     assert missing.returncode == 1 and 'OSU_TARBALL=' in missing.stderr
+
+
+def test_make_build_osu_leaves_the_reason_for_the_checks(tmp_path):
+    prefix = tmp_path / 'build/install'
+    bad = tmp_path / 'osu-micro-benchmarks-7.4.tar.gz'
+    bad.write_bytes(b'not a tarball')
+    env = dict(os.environ, OSU_TARBALL=str(bad))
+    out = subprocess.run(['make', '--no-print-directory', 'build-osu', f'PREFIX={prefix}'], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr       # OSU is optional: make build goes on
+    line = f'build-osu: {bad}: gunzip failed (not a valid gzip file)'
+    assert line in out.stdout + out.stderr
+    assert (tmp_path / 'build/osu-build.failed').read_text().strip() == line
+    assert not (prefix / 'libexec').exists()
+    from yeebench import osu
+    reason = osu.locate('osu_latency', {'PATH': '', 'YEEBENCH_PREFIX': str(prefix)}).reason
+    assert f'({line})' in reason
+    none = dict(os.environ, YEEBENCH_LAB=str(tmp_path / 'no-lab'))
+    none.pop('OSU_TARBALL', None)
+    none.pop('OSU_MIRROR', None)
+    out = subprocess.run(['make', '--no-print-directory', 'build-osu', f'PREFIX={prefix}'], cwd=REPO, env=none,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and 'build-osu: skipped: no OSU tarball: searched' in out.stdout
+    assert not (tmp_path / 'build/osu-build.failed').exists()
+    assert 'no OSU tarball' in osu.locate('osu_latency', {'PATH': '', 'YEEBENCH_PREFIX': str(prefix)}).reason
