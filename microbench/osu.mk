@@ -10,11 +10,11 @@ OSU_RFM_DIR    := $(abspath $(BUILD)/reframe-osu)
 # What test-osu runs: every OSU case this machine can place (the others skip with the reason).
 # To keep the stage short on 2 shared cores: point-to-point up to 1 MiB (bw_large spans 256 KiB-1 MiB;
 # the checks' default is 4 MiB), 1000 ping-pongs per size instead of OSU's 10000, and 20 windows
-# (OSU's own count above 8 KB) for the bandwidth benchmarks, 200 calls per size for collectives
+# (OSU's own count above 8 KB) for the bandwidth benchmarks, 100 calls per size for collectives
 # (OSU: 1000 below 8 KB, 100 above; each is a barrier-separated call, costly on busy cores).
 OSU_TEST_OPTS ?= -n '^OsuPt2Pt' -n '^OsuCollective' -S OsuPt2Pt.max_size=1048576 \
                  -S OsuPt2Pt.iterations_for=osu_latency:1000,osu_bw:20,osu_bibw:20,osu_mbw_mr:20 \
-                 -S OsuCollective.iterations=200 -S OsuCollective.warmup=20
+                 -S OsuCollective.iterations=100 -S OsuCollective.warmup=10
 
 BUILD_TARGETS += build-osu
 TEST_TARGETS  += test-osu
