@@ -23,6 +23,7 @@ PYTEST_PATHS  :=
 
 -include solver/solver.mk
 -include microbench/microbench.mk
+-include microbench/osu.mk
 -include reframe/reframe.mk
 -include results/results.mk
 -include containers/containers.mk

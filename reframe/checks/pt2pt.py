@@ -4,14 +4,17 @@ Two ranks, on one node (intra) or on two nodes (inter, when the partition has
 >= 2 nodes), over Open MPI's ob1+vader, ob1+tcp and UCX.  FOMs: latency at 1 B
 and 4 KB (us), peak bandwidth (MB/s, 10^6 B/s), large-message bandwidth (the best
 among sizes >= max_size/4: a rate-limited link's token bucket inflates the peak at
-mid sizes), n_1/2 (B) and the fitted Hockney alpha (us) and beta (ns/B).
-OSU runs with host buffers, and with CUDA device buffers (`buffers=device`) on
+mid sizes), n_1/2 (B) and the fitted Hockney alpha (us) and beta (ns/B); a figure at a size
+the curve did not reach is not reported.  osu_mbw_mr adds the peak message rate.
+The smoke set (declared with `is_smoke_case`/`smoke_overrides`) runs smaller sweeps only under
+`-t smoke`.  OSU runs with host buffers, and with CUDA device buffers (`buffers=device`) on
 partitions with the `gpu` feature when the OSU build supports them.
 """
 import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
 from yeebench import mpi, osu, pt2pt_foms, tools
@@ -65,10 +68,10 @@ class NetPIPEPt2Pt(Pt2PtBase):
     #: slow transports (TCP) from taking minutes per large message.
     repeats = variable(int, value=0)
 
-    @run_after('init')
-    def smoke_subset(self):
-        if self.transport == 'ob1-vader' and self.locality == 'intra':
-            self.tags |= {'smoke'}
+    smoke_overrides = {'max_size': 64 * 1024, 'repeats': 200}
+
+    def is_smoke_case(self):
+        return self.transport == 'ob1-vader' and self.locality == 'intra'
 
     @run_after('setup')
     def configure(self):
@@ -79,9 +82,6 @@ class NetPIPEPt2Pt(Pt2PtBase):
         self.executable_opts = ['-o', 'np.out', '-u', str(self.max_size)]
         if self.repeats:
             self.executable_opts += ['-n', str(self.repeats)]
-        if 'smoke' in self.tags:
-            self.max_size = 64 * 1024
-            self.executable_opts = ['-o', 'np.out', '-u', str(self.max_size), '-n', '200']
 
     @sanity_function
     def assert_complete(self):
@@ -100,9 +100,9 @@ class NetPIPEPt2Pt(Pt2PtBase):
 
 @rfm.simple_test
 class OsuPt2Pt(Pt2PtBase):
-    '''OSU osu_latency / osu_bw / osu_bibw (when OSU is found via OSU_HOME or PATH).'''
+    '''OSU osu_latency / osu_bw / osu_bibw / osu_mbw_mr (OSU located by yeebench.osu.locate).'''
 
-    benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw'])
+    benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw', 'osu_mbw_mr'])
 
     #: 'host' buffers, or 'device': CUDA device buffers on both ranks (OSU's -d cuda ... D D);
     #: device only on partitions with the gpu feature and with an OSU built with CUDA.
@@ -112,10 +112,15 @@ class OsuPt2Pt(Pt2PtBase):
     iterations = variable(int, value=0)
     warmup = variable(int, value=0)
 
-    @run_after('init')
-    def smoke_subset(self):
-        if self.benchmark == 'osu_latency' and self.transport == 'ob1-vader' and self.locality == 'intra':
-            self.tags |= {'smoke'}
+    #: Timed iterations per benchmark, overriding `iterations` (OSU's -i applies to every size, so
+    #: a latency sweep and a 64-message bandwidth window want different counts), e.g.
+    #: -S OsuPt2Pt.iterations_for=osu_latency:1000,osu_bw:20
+    iterations_for = variable(typ.Dict[str, int], value={})
+
+    smoke_overrides = {'max_size': 64 * 1024, 'iterations': 200, 'warmup': 20}
+
+    def is_smoke_case(self):
+        return self.benchmark == 'osu_latency' and self.transport == 'ob1-vader' and self.locality == 'intra'
 
     @run_after('init')
     def gpu_partitions_only(self):
@@ -124,14 +129,14 @@ class OsuPt2Pt(Pt2PtBase):
 
     @run_after('setup')
     def configure(self):
-        path = tools.find_osu(self.benchmark)
-        self.skip_if(path is None, tools.osu_missing_reason(self.benchmark))
-        if 'smoke' in self.tags:
-            self.max_size, self.iterations, self.warmup = 64 * 1024, 200, 20
-        self.executable = path
-        self.executable_opts = osu.options(path, self.max_size, self.iterations, self.warmup)
+        found = osu.locate(self.benchmark)
+        self.skip_if(found.path is None, found.reason)
+        self.observations['osu'] = {'path': found.path, 'origin': found.origin}
+        self.executable = found.path
+        iterations = self.iterations_for.get(self.benchmark, self.iterations)
+        self.executable_opts = osu.options(self.max_size, iterations, self.warmup)
         if self.buffers == 'device':
-            self.skip_if(not osu.has_cuda(path), f'{path} was built without CUDA support (no -d cuda)')
+            self.skip_if(not osu.has_cuda(found.path), f'{found.path} was built without CUDA support (no -d cuda)')
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=True)
 
     def table(self):
@@ -142,15 +147,19 @@ class OsuPt2Pt(Pt2PtBase):
         table = self.table()
         column = 'latency_us' if self.benchmark == 'osu_latency' else 'bandwidth_MBs'
         sizes, _ = table.column(column)
-        return sn.all([sn.assert_ge(max(sizes), min(self.max_size, 4096), 'OSU output stops early'),
+        return sn.all([sn.assert_gt(2 * max(sizes), self.max_size,
+                                    f'OSU output stops before the largest size {self.max_size} B'),
                        sn.assert_false(table.validation_failed, 'OSU validation failed')])
+
+    PEAK_NAMES = {'osu_bw': 'peak_bw', 'osu_bibw': 'peak_bibw', 'osu_mbw_mr': 'peak_mbw'}
 
     def collect_foms(self):
         table = self.table()
         if self.benchmark == 'osu_latency':
             sizes, lat = table.column('latency_us')
             self.add_curve_foms(sizes, latency_us=lat)
-        else:
-            sizes, bw = table.column('bandwidth_MBs')
-            name = 'peak_bibw' if self.benchmark == 'osu_bibw' else 'peak_bw'
-            self.add_curve_foms(sizes, bandwidth=bw, peak_name=name)
+            return
+        sizes, bw = table.column('bandwidth_MBs')
+        self.add_curve_foms(sizes, bandwidth=bw, peak_name=self.PEAK_NAMES[self.benchmark])
+        if 'messages_per_s' in table.columns:
+            self.add_fom('peak_msg_rate', max(table.column('messages_per_s')[1]), 'msg/s', 'higher')

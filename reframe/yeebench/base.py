@@ -7,7 +7,11 @@ YeebenchCheck adds to ReFrame's RunOnlyRegressionTest:
   * reference values read from reframe/config/references/<system>.json;
   * the node topology of the current partition (`node_topology`);
   * MPI launching from a placement Layout (`apply_layout`, `launch_prefix`),
-    for Open MPI's mpirun and for Slurm's srun, with no site conditionals.
+    for Open MPI's mpirun and for Slurm's srun, with no site conditionals;
+  * the smoke set declared once: a check lists its smoke cases (`is_smoke_case`) and the
+    settings they take in a smoke run (`smoke_overrides`); the base class tags the cases and
+    applies the settings only when the run selected them with `-t smoke`, so a full run of a
+    smoke member measures at full size.
 
 Partition/environment feature words the checks rely on are listed in reframe/README.md.
 """
@@ -19,7 +23,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
-from yeebench import references, topology as topo
+from yeebench import references, selection, topology as topo
 
 DIRECTIONS = ('higher', 'lower')
 MPIRUN_LAUNCHERS = ('mpirun', 'mpiexec')
@@ -41,6 +45,10 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
     #: Number of nodes the check uses (checks needing more skip on smaller partitions).
     num_nodes = variable(int, value=1)
 
+    #: Settings (variable name -> value) a smoke case takes when the run selected `-t smoke`
+    #: (smaller sizes, fewer iterations); a run without `-t smoke` keeps the full settings.
+    smoke_overrides = variable(typ.Dict[str, object], value={})
+
     valid_systems = ['+mpi']
     valid_prog_environs = ['+mpi']
     time_limit = '10m'
@@ -53,6 +61,28 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
         self.perf_units = {}
         self.observations = {}
         self._foms = {}
+
+    # -- the smoke set ------------------------------------------------------
+    def is_smoke_case(self):
+        '''Override: True for the parameter combinations that belong to the smoke set.'''
+        return False
+
+    @run_after('init')
+    def _tag_smoke_cases(self):
+        if self.is_smoke_case():
+            self.tags |= {'smoke'}
+
+    @property
+    def smoke_run(self):
+        '''True when this case runs as part of the smoke set: it is a member and the run chose `-t smoke`.'''
+        return 'smoke' in self.tags and selection.selected_by_tag('smoke')
+
+    @run_after('init', always_last=True)
+    def _apply_smoke_overrides(self):
+        if self.smoke_run and self.smoke_overrides:
+            for name, value in self.smoke_overrides.items():
+                setattr(self, name, value)
+            self.observations['smoke_overrides'] = dict(self.smoke_overrides)
 
     # -- skipping with the reason recorded -------------------------------------
     def skip(self, msg=None):

@@ -3,7 +3,7 @@
 Hockney model: t(n) = alpha + beta * n  (alpha: latency in us, beta: us per byte;
 asymptotic bandwidth r_inf = 1/beta bytes/us = MB/s).  n_1/2 is the message size
 reaching half the peak bandwidth.  Collective lower bounds use the same alpha and
-beta (the alpha-beta model of Chan et al., single-port, no computation term).
+beta; what they bound, and why, is in yeebench.collective_bounds.
 """
 import math
 
@@ -42,14 +42,16 @@ def hockney_fit(sizes, times_us):
 
 
 def interpolate(xs, ys, x):
-    """y at x by log-log interpolation on sorted points (clamped at the ends)."""
+    """y at x by log-log interpolation on sorted points.
+
+    FitError when x lies outside the measured sizes: a figure at a size the curve never
+    reached is not measured, and clamping to the last point would report another size's value.
+    """
     pts = sorted((float(a), float(b)) for a, b in zip(xs, ys) if a > 0 and b > 0)
     if not pts:
         raise FitError('no positive points to interpolate')
-    if x <= pts[0][0]:
-        return pts[0][1]
-    if x >= pts[-1][0]:
-        return pts[-1][1]
+    if not pts[0][0] <= x <= pts[-1][0]:
+        raise FitError(f'size {x:g} B is outside the measured sizes {pts[0][0]:g}..{pts[-1][0]:g} B')
     for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
         if x0 <= x <= x1:
             if x1 == x0:
@@ -88,19 +90,17 @@ def best_at_or_above(sizes, values, min_size):
     return max(large)
 
 
-def collective_lower_bound_us(collective, procs, size, alpha_us, beta_us_per_byte):
-    """Alpha-beta lower bound of one collective call (us).
+def lower_envelope(curves):
+    """{size: smallest time} over repeated runs of one curve, each a (sizes, times) pair."""
+    best = {}
+    for sizes, times in curves:
+        for n, t in zip(sizes, times):
+            if t > 0 and math.isfinite(t):
+                best[n] = min(best.get(n, t), t)
+    return best
 
-    allreduce: ceil(log2 p) alpha + 2 (p-1)/p n beta   (reduce-scatter + allgather volume)
-    bcast:     ceil(log2 p) alpha + n beta
-    alltoall:  ceil(log2 p) alpha + (p-1) n beta       (n = OSU size = bytes per peer)
-    """
-    if procs < 2:
-        return 0.0
-    rounds = math.ceil(math.log2(procs))
-    volume = {'allreduce': 2.0 * (procs - 1) / procs * size,
-              'bcast': float(size),
-              'alltoall': float(procs - 1) * size}
-    if collective not in volume:
-        raise ValueError(f'no lower bound for collective {collective!r}')
-    return rounds * alpha_us + volume[collective] * beta_us_per_byte
+
+def spread(curves, size):
+    """Relative spread (max/min - 1) of repeated measurements at `size` (0 when measured once)."""
+    values = [t for sizes, times in curves for n, t in zip(sizes, times) if n == size and t > 0]
+    return max(values) / min(values) - 1.0 if len(values) > 1 else 0.0

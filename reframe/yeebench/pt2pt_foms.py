@@ -8,18 +8,25 @@ from yeebench import fits
 #: bw_large covers the sizes >= max_size / LARGE_FRACTION.
 LARGE_FRACTION = 4
 
+#: Latency FOMs: (name, message size in bytes).
+LATENCY_SIZES = (('latency_1B', 1), ('latency_4KB', 4096))
+
 
 def curve_foms(sizes, latency_us=None, bandwidth=None, peak_name='peak_bw', max_size=None):
     '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).
 
     peak_name: name of the peak-bandwidth FOM (None: no peak, e.g. for a ping-pong's derived
     bandwidth); its large-message twin (`bw_large`, `bibw_large`) is the best bandwidth among
-    sizes >= max_size / 4 (default max_size: the largest size measured).
+    sizes >= max_size / 4 (default max_size: the largest size measured).  A latency at a size
+    outside the measured curve is left out, never extrapolated.
     '''
     foms = []
     if latency_us:
-        foms.append(('latency_1B', fits.interpolate(sizes, latency_us, 1), 'us', 'lower'))
-        foms.append(('latency_4KB', fits.interpolate(sizes, latency_us, 4096), 'us', 'lower'))
+        for name, size in LATENCY_SIZES:
+            try:
+                foms.append((name, fits.interpolate(sizes, latency_us, size), 'us', 'lower'))
+            except fits.FitError:
+                pass
         positive = [(n, t) for n, t in zip(sizes, latency_us) if n > 0]
         alpha, beta = fits.hockney_fit([n for n, _ in positive], [t for _, t in positive])
         foms.append(('hockney_alpha', alpha, 'us', 'lower'))

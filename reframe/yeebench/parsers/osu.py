@@ -3,12 +3,17 @@
 Layouts seen (captured from real builds in tests/data/osu-*):
   5.x/6.x latency   '# Size          Latency (us)'
   7.x latency       '# Datatype: MPI_CHAR.' then '# Size       Avg Latency(us)'
+  7.x -T a -T b     one '# Datatype: X.' + '# Size ...' block per datatype, in the order given
+                    (7.2 pt2pt prints its first '# Size' header before the first '# Datatype:')
   7.x -c            '... Avg Latency(us)        Validation'   (Pass/Fail column)
   7.x -z            '... Avg Latency(us)  P50 Tail Lat(us)  P90 Tail Lat(us)  P99 Tail Lat(us)'
   -f (collectives)  '... Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations'
+  osu_barrier       '# Avg Latency(us)' (no Size column: one row; stored with size 0, no payload)
   bandwidth         '# Size      Bandwidth (MB/s)'       (MB = 10^6 bytes)
   osu_mbw_mr        '# Size                  MB/s        Messages/s'
+  -d cuda           title 'OSU MPI-CUDA ...', '# Rank 0 Memory on DEVICE (D) and Rank 1 Memory on ...'
 Column names are normalised (see COLUMN_NAMES); unknown ones become snake_case.
+`parse_all` returns one table per block; `parse` returns the only one (or the one of `datatype`).
 """
 import re
 from dataclasses import dataclass, field
@@ -29,13 +34,17 @@ COLUMN_NAMES = {
     'iterations': 'iterations',
     'validation': 'validation',
 }
+# First column of a header without a Size column (osu_barrier and other size-less runs).
+_SIZELESS_FIRST = ('avg latency(us)', 'latency (us)', 'bandwidth (mb/s)', 'mb/s')
 
 
 @dataclass
 class OsuTable:
-    title: str = ''                  # e.g. 'OSU MPI Latency Test'
+    title: str = ''                  # e.g. 'OSU MPI Latency Test', 'OSU MPI-CUDA Latency Test'
     version: str = ''                # e.g. '7.4'
     datatype: str = ''               # 7.x only, e.g. 'MPI_CHAR'
+    buffers: str = ''                # -d cuda: e.g. 'DEVICE (D) -> DEVICE (D)'; '' for host buffers
+    sized: bool = True               # False: no Size column (barrier); rows then carry size 0
     columns: list = field(default_factory=list)   # normalised names, first is 'size'
     rows: list = field(default_factory=list)      # dicts keyed by column name
 
@@ -60,43 +69,93 @@ def _normalise(col):
 
 _TITLE = re.compile(r'#\s*(OSU .*?)\s+v(\d+(?:\.\d+)*\S*)\s*$')
 _DATATYPE = re.compile(r'#\s*Datatype:\s*(\S+?)\.?\s*$')
+_MEMORY = re.compile(r'#\s*Rank 0 Memory on (.+?) and Rank 1 Memory on (.+?)\s*$')
 
 
-def parse(text):
-    """Parse one OSU benchmark's stdout into an OsuTable."""
-    table = OsuTable()
-    header = None
+def _header(body):
+    """Normalised column names of a header line body, or None when it is not a table header."""
+    cols = [c for c in re.split(r'\s{2,}', body.strip()) if c]
+    if not cols:
+        return None
+    if cols[0].lower() == 'size':
+        return ['size'] + [_normalise(c) for c in cols[1:]]
+    if cols[0].lower() in _SIZELESS_FIRST:
+        return [_normalise(c) for c in cols]
+    return None
+
+
+def parse_all(text):
+    """Every table in one OSU benchmark's stdout, in order (one per datatype with -T a,b,c)."""
+    tables, current = [], None
+    title = version = buffers = ''
+    pending_datatype = ''
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
             continue
         if line.startswith('#'):
-            m = _TITLE.match(line)
-            if m:
-                table.title, table.version = m.group(1), m.group(2)
-                continue
-            m = _DATATYPE.match(line)
-            if m:
-                table.datatype = m.group(1)
-                continue
-            body = line.lstrip('#').strip()
-            if body.lower().startswith('size'):
-                header = ['size'] + [_normalise(c) for c in re.split(r'\s{2,}', body)[1:]]
+            if m := _TITLE.match(line):
+                title, version = m.group(1), m.group(2)
+            elif m := _DATATYPE.match(line):
+                if current is not None and not current.rows and not current.datatype:
+                    current.datatype = m.group(1)     # 7.2 pt2pt prints its first header, then the type
+                else:
+                    pending_datatype, current = m.group(1), None   # a new datatype: a new block
+            elif m := _MEMORY.match(line):
+                buffers = f'{m.group(1)} -> {m.group(2)}'
+            elif (columns := _header(line.lstrip('#'))) is not None:
+                current = OsuTable(title=title, version=version, datatype=pending_datatype, buffers=buffers,
+                                   sized=columns[0] == 'size', columns=columns)
+                tables.append(current)
             continue
-        fields = line.split()
-        if header is None or not fields[0].isdigit():
-            continue   # launcher chatter, warnings
-        row = {'size': int(fields[0])}
-        for i, token in enumerate(fields[1:], start=1):
-            name = header[i] if i < len(header) else f'col{i}'
-            row[name] = _number(token)
-        table.rows.append(row)
-    if header is None:
-        raise ParseError('no OSU header line ("# Size ...") found')
-    if not table.rows:
-        raise ParseError('OSU header found but no data rows')
-    table.columns = header
-    return table
+        if current is None:
+            continue   # launcher chatter, warnings before any header
+        row = _row(line, current)
+        if row is not None:
+            current.rows.append(row)
+    if not tables:
+        raise ParseError('no OSU header line ("# Size ..." or "# Avg Latency(us)") found')
+    for table in tables:
+        if not table.rows:
+            what = f' for datatype {table.datatype}' if table.datatype else ''
+            raise ParseError(f'OSU header found but no data rows{what}')
+        if not table.sized:      # stored with a size of 0 so column() works alike for every layout
+            table.columns = ['size'] + table.columns
+    return tables
+
+
+def _row(line, table):
+    """One data row as a dict, or None for a line that is not one (chatter between rows)."""
+    fields = line.split()
+    if table.sized:
+        if not fields[0].isdigit():
+            return None
+        row, values, names = {'size': int(fields[0])}, fields[1:], table.columns[1:]
+    else:
+        if _number(fields[0]) is fields[0]:
+            return None
+        row, values, names = {'size': 0}, fields, table.columns
+    for i, token in enumerate(values):
+        row[names[i] if i < len(names) else f'col{i + 1}'] = _number(token)
+    return row
+
+
+def parse(text, datatype=None):
+    """The one table of an OSU run (the block of `datatype`, e.g. 'MPI_INT', when -T gave several).
+
+    Several blocks and no `datatype` is an error: merging them would make one curve of several.
+    """
+    tables = parse_all(text)
+    if datatype is not None:
+        found = [t for t in tables if t.datatype.lower() == datatype.lower()]
+        if not found:
+            raise ParseError(f'OSU output has no block for datatype {datatype} '
+                             f'(found: {", ".join(t.datatype or "?" for t in tables)})')
+        return found[0]
+    if len(tables) > 1:
+        raise ParseError(f'OSU output holds {len(tables)} tables (datatypes: '
+                         f'{", ".join(t.datatype or "?" for t in tables)}): choose one with datatype=')
+    return tables[0]
 
 
 def _number(token):

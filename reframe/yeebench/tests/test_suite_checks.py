@@ -57,12 +57,12 @@ def test_every_family_loads_and_has_smoke_checks(tmp_path):
 def test_full_set_is_parameterised(tmp_path):
     text = list_checks('-c', str(REPO / 'reframe/checks/pt2pt.py'), '-t', 'full', tmp_path=tmp_path,
                        nvidia_smi='exit 9')
-    # NetPIPE + 3 OSU benchmarks (host buffers only without a GPU), x 3 transports x 2 localities
-    assert len(listed(text)) == (1 + 3) * 3 * 2
+    # NetPIPE + 4 OSU benchmarks (host buffers only without a GPU), x 3 transports x 2 localities
+    assert len(listed(text)) == (1 + 4) * 3 * 2
     with_gpu = list_checks('-c', str(REPO / 'reframe/checks/pt2pt.py'), '-t', 'full', tmp_path=tmp_path,
                            nvidia_smi=TWO_H100)
     # ... and with a GPU each OSU benchmark also with device buffers
-    assert len(listed(with_gpu)) == (1 + 3 * 2) * 3 * 2
+    assert len(listed(with_gpu)) == (1 + 4 * 2) * 3 * 2
 
 
 GPU_CASE = ('%backend=cuda', '%buffers=device')

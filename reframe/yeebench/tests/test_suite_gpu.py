@@ -47,12 +47,15 @@ def test_cuda_builds_are_recognised(line):
     assert not osu.help_lists_cuda(host_only + line.replace('cuda', 'openacc_only') + '\n')
 
 
-def test_has_cuda_runs_the_benchmark_help(tmp_path):
+def test_has_cuda_reads_the_program_without_running_it(tmp_path):
+    # a CUDA build links the CUDA runtime; every build says "CUDA Support Not Enabled" somewhere
     program = tmp_path / 'osu_bw'
-    program.write_text('#!/bin/sh\necho "Usage: osu_bw [options] [RANK0 RANK1]"\n'
-                       f'echo "{CUDA_HELP_LINES[0].replace("`", "")}"\n')
-    program.chmod(0o755)
+    program.write_bytes(b'\x7fELF...libcudart.so.12\x00cudaMalloc\x00')
+    program.chmod(0o644)          # not executable: it must be read, never run
     assert osu.has_cuda(str(program))
+    host_only = tmp_path / 'osu_latency'
+    host_only.write_bytes(b'\x7fELF...CUDA Support Not Enabled\x00Please recompile with CUDA support')
+    assert not osu.has_cuda(str(host_only))
     assert not osu.has_cuda(str(tmp_path / 'missing'))
 
 

@@ -1,4 +1,4 @@
-"""Hockney fit, n_1/2, interpolation and collective lower bounds; references; tool lookup; MPI selections."""
+"""Hockney fit, n_1/2, interpolation; references; NetPIPE lookup; MPI selections (OSU: test_osu_*.py)."""
 import json
 import os
 import stat
@@ -34,18 +34,8 @@ def test_n_half_and_interpolation():
     assert fits.n_half([1, 2, 4, 8], [1, 2, 4, 8]) == pytest.approx(4.0)
     assert fits.n_half([1, 2, 4], [1.0, 3.0, 4.0]) == pytest.approx(1.5)
     assert fits.interpolate([1, 100], [1, 100], 10) == pytest.approx(10)
-    assert fits.interpolate([1, 100], [1, 100], 1000) == 100
     with pytest.raises(fits.FitError):
         fits.interpolate([], [], 1)
-
-
-def test_collective_lower_bounds():
-    assert fits.collective_lower_bound_us('allreduce', 4, 1000, 1.0, 0.01) == pytest.approx(2 + 1.5 * 1000 * 0.01)
-    assert fits.collective_lower_bound_us('bcast', 8, 100, 1.0, 0.01) == pytest.approx(3 + 1)
-    assert fits.collective_lower_bound_us('alltoall', 3, 10, 1.0, 0.1) == pytest.approx(2 + 2)
-    assert fits.collective_lower_bound_us('bcast', 1, 100, 1.0, 0.01) == 0
-    with pytest.raises(ValueError):
-        fits.collective_lower_bound_us('scan', 4, 1, 1, 1)
 
 
 def test_reference_lookup(tmp_path):
@@ -79,21 +69,6 @@ def make_exe(path):
     path.write_text('#!/bin/sh\n')
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
-
-
-@pytest.mark.parametrize('layout', ['c/mpi/pt2pt/standard', 'mpi/pt2pt', 'libexec/osu-micro-benchmarks/mpi/pt2pt'])
-def test_find_osu_in_every_layout(tmp_path, layout):
-    exe = make_exe(tmp_path / layout / 'osu_latency')
-    env = {'OSU_HOME': str(tmp_path), 'PATH': ''}
-    assert tools.find_osu('osu_latency', env) == str(exe.resolve())
-
-
-def test_find_osu_collective_and_absent(tmp_path):
-    exe = make_exe(tmp_path / 'c/mpi/collective/blocking/osu_allreduce')
-    assert tools.find_osu('osu_allreduce', {'OSU_HOME': str(tmp_path), 'PATH': ''}) == str(exe.resolve())
-    assert tools.find_osu('osu_bcast', {'OSU_HOME': str(tmp_path), 'PATH': ''}) is None
-    assert tools.find_osu('osu_bcast', {'PATH': str(tmp_path / 'nothing')}) is None
-    assert 'OSU_HOME' in tools.osu_missing_reason('osu_bcast')
 
 
 def test_find_netpipe_on_path(tmp_path):

@@ -17,6 +17,7 @@ PAIRS = (
     ("VclusterNetPIPE", "bw_large", "latency_1B"),
     ("NetPIPEPt2Pt", "bw_large", "latency_1B"),
     ("NetPIPEPt2Pt", "peak_bw", "latency_1B"),
+    ("OsuPt2Pt", "bw_large", "latency_1B"),      # osu_bw and osu_latency rows of the same pair
 )
 RATE_METRICS = ("bw_large",)     # peak over sizes is inflated by a token bucket: not a rate figure
 
