@@ -1,0 +1,15 @@
+# Spack stage (included by the top-level Makefile): spack.yaml concretized, installed with the recipes'
+# tests, `spack test run`, and ReFrame's smoke set on what Spack built (spack/stage.sh, spack/README.md).
+#   make test-spack   CI stage; about 12 minutes from clean on a quiet 2-core machine, less when an
+#                     earlier run's installs in $(BUILD)/spack are reused
+# Spack: `spack` on PATH, else $$SPACK_ROOT, else the lab's copy ($$YEEBENCH_LAB, default ../shared/lab);
+# none of them: the stage says where it looked and skips.
+SPACK_STATE := $(abspath $(BUILD)/spack)
+
+TEST_TARGETS += test-spack
+
+.PHONY: test-spack
+
+test-spack: venv
+	@test -x $(PREFIX)/bin/yee || { echo "$@: $(PREFIX)/bin has no yee (the CMake build the ratio compares with): run 'make build' first"; exit 2; }
+	@VENV=$(VENV) PREFIX=$(PREFIX) SPACK_STATE=$(SPACK_STATE) bash spack/stage.sh

@@ -1,0 +1,142 @@
+"""Facts the Spack stage (spack/stage.sh) prints and checks, one line each; exit 1 when a fact is wrong.
+
+    python -m stage_facts lock spack.lock                 specs, externals, what Spack builds
+    python -m stage_facts ctest PACKAGE TEST_LOG          build-time ctest counts (none failed, some ran)
+    python -m stage_facts test-run LOG                    `spack test run` parts (none failed, some passed)
+    python -m stage_facts origins REPORT VIEW PREFIX      every spack case ran binaries from the view
+    python -m stage_facts ratio REPORT OUT.json           Spack-built / CMake-built solver Mcells/s
+    python -m stage_facts provenance INGEST_LOG LOCK      the ingested run carries spack.lock's sha256
+"""
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+
+class FactError(Exception):
+    pass
+
+
+def lock_summary(lock_path):
+    specs = json.loads(Path(lock_path).read_text())['concrete_specs'].values()
+    externals = sorted(s['name'] for s in specs if 'external' in s)
+    built = sorted(s['name'] for s in specs if 'external' not in s)
+    return (f'{len(externals) + len(built)} specs: {len(externals)} external, '
+            f'{len(built)} from source ({", ".join(built)})')
+
+
+def ctest_counts(package, log_path):
+    try:
+        text = Path(log_path).read_text(errors='replace')
+    except OSError:
+        raise FactError(f'{package}: no build-time test log {log_path} (installed without --test=root? '
+                        f'run `spack -e . install --test=root --overwrite {package}`)')
+    found = re.findall(r'(\d+)% tests passed, (\d+) tests? failed out of (\d+)', text)
+    if not found:
+        raise FactError(f'{package}: no ctest summary in {log_path}')
+    failed, total = int(found[-1][1]), int(found[-1][2])
+    skipped = len(re.findall(r'\*\*\*Skipped', text))  # ctest's mark on a test's own line
+    if failed or total == 0:
+        raise FactError(f'{package}: ctest ran {total} tests, {failed} failed ({log_path})')
+    return f'{package}: ctest {total} tests, {total - failed - skipped} passed, {skipped} skipped, 0 failed'
+
+
+def test_run_counts(log_path):
+    text = Path(log_path).read_text(errors='replace')
+    parts = {k: re.findall(rf'^{k}: (\S+)', text, re.M) for k in ('PASSED', 'FAILED', 'SKIPPED')}
+    if parts['FAILED'] or not parts['PASSED']:
+        raise FactError(f'spack test run: {len(parts["FAILED"])} failed, {len(parts["PASSED"])} passed '
+                        f'({", ".join(parts["FAILED"])}) in {log_path}')
+    return (f'spack test run: {len(parts["PASSED"])} passed, {len(parts["SKIPPED"])} skipped, 0 failed '
+            f'({", ".join(sorted(set(parts["PASSED"])))})')
+
+
+def _testcases(report_path):
+    report = json.loads(Path(report_path).read_text())
+    for run in report.get('runs', []):
+        yield from run.get('testcases', [])
+
+
+def origins(report_path, view, prefix):
+    '''Every executable of a -p spack case lies in the view; every -p host solver in PREFIX.'''
+    view, prefix = os.path.realpath(view), os.path.realpath(prefix)
+    counted = {'spack': 0, 'host': 0}
+    for case in _testcases(report_path):
+        exe = (case.get('check_vars') or {}).get('executable') or ''
+        env = case.get('environ')
+        if case.get('result') == 'skip' or not exe.startswith('/') or env not in counted:
+            continue
+        where = view if env == 'spack' else prefix
+        if not os.path.realpath(exe).startswith(where + os.sep):
+            raise FactError(f'{case.get("unique_name")} in -p {env} ran {exe}, outside {where}')
+        counted[env] += 1
+    if not counted['spack']:
+        raise FactError(f'no -p spack case ran a program in {report_path}')
+    return f'executables: {counted["spack"]} -p spack cases from the view, {counted["host"]} -p host from {prefix}'
+
+
+def mcells_ratio(report_path):
+    '''{'spack': Mcells/s, 'host': Mcells/s} of the 1-core solver smoke case in each environment.'''
+    rates = {}
+    for case in _testcases(report_path):
+        params = case.get('check_params') or {}
+        if (case.get('name', '').startswith('FdtdStrongScaling') and case.get('result') == 'pass'
+                and params.get('cores_used') == 1 and params.get('threads_per_rank') == 1
+                and params.get('backend', 'cpu') == 'cpu'):
+            for var in case.get('perfvars') or []:
+                if var.get('name') == 'mcells_per_s':
+                    rates[case['environ']] = float(var['value'])
+    missing = {'spack', 'host'} - set(rates)
+    if missing:
+        raise FactError(f'no passing 1-core FdtdStrongScaling Mcells/s for -p {", ".join(sorted(missing))} '
+                        f'in {report_path}')
+    return rates
+
+
+def write_ratio(report_path, out_path):
+    rates = mcells_ratio(report_path)
+    doc = {'metric': 'spack_over_cmake_mcells_per_s', 'ratio': rates['spack'] / rates['host'],
+           'spack_mcells_per_s': rates['spack'], 'cmake_mcells_per_s': rates['host'],
+           'case': 'FdtdStrongScaling cores_used=1 threads_per_rank=1 (smoke grid)',
+           'report': str(Path(report_path).resolve()), 'load_average': list(os.getloadavg())}
+    out = Path(out_path)
+    with tempfile.NamedTemporaryFile('w', dir=out.parent, delete=False, suffix='.tmp') as tmp:
+        json.dump(doc, tmp, indent=1)
+    os.replace(tmp.name, out)
+    return (f'Spack/CMake solver Mcells/s = {doc["ratio"]:.3f} ({rates["spack"]:.1f} / {rates["host"]:.1f}, '
+            f'same run, load {doc["load_average"][0]:.2f}) -> {out}')
+
+
+def provenance(ingest_log, lock_path):
+    text = Path(ingest_log).read_text()
+    dirs = [Path(w) for w in re.findall(r'(\S+)', text) if (Path(w) / 'provenance.json').is_file()]
+    if not dirs:
+        raise FactError(f'no run directory with provenance.json named in {ingest_log}')
+    recorded = json.loads((dirs[-1] / 'provenance.json').read_text())['environment_image']['spack_lock_sha256']
+    expected = hashlib.sha256(Path(lock_path).read_bytes()).hexdigest()
+    if recorded != expected:
+        raise FactError(f'{dirs[-1]}/provenance.json records spack.lock {recorded}, expected {expected}')
+    return f'provenance: {dirs[-1]} records spack.lock sha256 {expected[:12]}'
+
+
+COMMANDS = {'lock': lock_summary, 'ctest': ctest_counts, 'test-run': test_run_counts, 'origins': origins,
+            'ratio': write_ratio, 'provenance': provenance}
+
+
+def main(argv):
+    if not argv or argv[0] not in COMMANDS:
+        print(__doc__.strip())
+        return 2
+    try:
+        print(COMMANDS[argv[0]](*argv[1:]))
+    except (FactError, OSError, ValueError, KeyError, TypeError) as err:
+        print(f'{argv[0]}: {err}')
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
