@@ -15,6 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from yeebench.results import report_reader
+from yeebench.results.errors import ResultsError
+
 
 class FactError(Exception):
     pass
@@ -55,40 +58,43 @@ def test_run_counts(log_path):
 
 
 def _testcases(report_path):
-    report = json.loads(Path(report_path).read_text())
-    for run in report.get('runs', []):
-        yield from run.get('testcases', [])
+    report, _ = report_reader.load_report(report_path)
+    for _, case in report_reader.iter_testcases(report):
+        yield case
 
 
 def origins(report_path, view, prefix):
-    '''Every executable of a -p spack case lies in the view; every -p host solver in PREFIX.'''
-    view, prefix = os.path.realpath(view), os.path.realpath(prefix)
+    '''Every program a -p spack case ran lies in the view; every -p host program in PREFIX.'''
+    view, prefix = os.path.abspath(view), os.path.abspath(prefix)  # the paths as run, not resolved
     counted = {'spack': 0, 'host': 0}
     for case in _testcases(report_path):
-        exe = (case.get('check_vars') or {}).get('executable') or ''
         env = case.get('environ')
-        if case.get('result') == 'skip' or not exe.startswith('/') or env not in counted:
+        if case.get('result') == 'skip' or env not in counted:
             continue
+        # the program measured: the executable, or what a wrapper (numactl ...) runs
+        words = [str(w) for w in [case.get('executable') or '', *(case.get('executable_opts') or [])]]
+        exe = next((w for w in words if w.startswith('/')), words[0])
         where = view if env == 'spack' else prefix
-        if not os.path.realpath(exe).startswith(where + os.sep):
-            raise FactError(f'{case.get("unique_name")} in -p {env} ran {exe}, outside {where}')
+        if not os.path.abspath(exe).startswith(where + os.sep):
+            raise FactError(f'{case.get("unique_name")} in -p {env} ran {exe!r}, not a program in {where}')
         counted[env] += 1
     if not counted['spack']:
-        raise FactError(f'no -p spack case ran a program in {report_path}')
-    return f'executables: {counted["spack"]} -p spack cases from the view, {counted["host"]} -p host from {prefix}'
+        raise FactError(f'no -p spack case ran in {report_path}')
+    return (f'programs: {counted["spack"]} -p spack cases from the view {view}, '
+            f'{counted["host"]} -p host from {prefix}')
 
 
 def mcells_ratio(report_path):
     '''{'spack': Mcells/s, 'host': Mcells/s} of the 1-core solver smoke case in each environment.'''
     rates = {}
     for case in _testcases(report_path):
-        params = case.get('check_params') or {}
-        if (case.get('name', '').startswith('FdtdStrongScaling') and case.get('result') == 'pass'
-                and params.get('cores_used') == 1 and params.get('threads_per_rank') == 1
+        params = report_reader.parameters(case)
+        if (report_reader.check_name(case) == 'FdtdStrongScaling' and case.get('result') == 'pass'
+                and str(params.get('cores_used')) == '1' and str(params.get('threads_per_rank')) == '1'
                 and params.get('backend', 'cpu') == 'cpu'):
-            for var in case.get('perfvars') or []:
-                if var.get('name') == 'mcells_per_s':
-                    rates[case['environ']] = float(var['value'])
+            for metric, value, unit, _, _ in report_reader.perf_figures(case):
+                if metric == 'mcells_per_s':
+                    rates[case['environ']] = float(value)
     missing = {'spack', 'host'} - set(rates)
     if missing:
         raise FactError(f'no passing 1-core FdtdStrongScaling Mcells/s for -p {", ".join(sorted(missing))} '
@@ -132,7 +138,7 @@ def main(argv):
         return 2
     try:
         print(COMMANDS[argv[0]](*argv[1:]))
-    except (FactError, OSError, ValueError, KeyError, TypeError) as err:
+    except (FactError, ResultsError, OSError, ValueError, KeyError, TypeError) as err:
         print(f'{argv[0]}: {err}')
         return 1
     return 0

@@ -189,3 +189,29 @@ def test_yee_hdf5_variant_needs_parallel_hdf5():
     _, directives, _ = recipe('yee')
     deps = {args[0]: kwargs.get('when') for args, kwargs in directives.of('depends_on')}
     assert deps.get('hdf5+mpi') == '+hdf5'
+
+
+@pytest.mark.parametrize('package_dir', PACKAGES)
+def test_a_develop_build_is_redone_only_when_its_project_folder_changed(package_dir, tmp_path):
+    import os
+    cls, _, values = recipe(package_dir)
+    folder = RECIPE_FACTS[package_dir][1]
+    source = tmp_path / 'repo' / folder / 'src'
+    source.mkdir(parents=True)
+    (source / 'main.c').write_text('int main(void) { return 0; }\n')
+    outputs = tmp_path / 'repo' / 'build'
+    outputs.mkdir()
+    package = cls(FakeSpec({**values, 'dev_path': str(tmp_path / 'repo')}))
+    package.prefix = str(tmp_path / 'prefix')
+    assert package.detect_dev_src_change(), 'never installed: build'
+    (tmp_path / 'prefix' / '.spack').mkdir(parents=True)
+    manifest = tmp_path / 'prefix' / '.spack' / 'install_manifest.json'
+    manifest.write_text('{}')
+    old, now = 1_000_000, 2_000_000
+    for path in [tmp_path / 'repo', source.parent, source, source / 'main.c']:
+        os.utime(path, (old, old))
+    os.utime(manifest, (now - 10, now - 10))
+    (outputs / 'log.txt').write_text('a later run elsewhere in the work tree')
+    assert not package.detect_dev_src_change()
+    os.utime(source / 'main.c', (now, now))
+    assert package.detect_dev_src_change()

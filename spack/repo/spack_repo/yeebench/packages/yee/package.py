@@ -2,6 +2,7 @@
 #
 # SPDX-License-Identifier: BSD-3-Clause
 
+import os
 import re
 
 from spack_repo.builtin.build_systems.cmake import CMakePackage
@@ -45,6 +46,20 @@ class Yee(CMakePackage, CudaPackage):
     depends_on("python@3.8:", type="test")  # the ctest verification scripts
 
     root_cmakelists_dir = "solver"
+
+    def detect_dev_src_change(self):
+        """spack.yaml develops the whole repository: rebuild when this project's folder changed since
+        the install, not when build outputs elsewhere in the work tree did."""
+        manifest = join_path(self.prefix, ".spack", "install_manifest.json")
+        if not os.path.isfile(manifest):
+            return True
+        installed = os.path.getmtime(manifest)
+        project = join_path(self.spec.variants["dev_path"].value, self.root_cmakelists_dir)
+        return any(
+            os.path.getmtime(join_path(folder, name)) > installed
+            for folder, dirs, files in os.walk(project)
+            for name in [".", *dirs, *files]
+        )
 
     @property
     def binary(self):
