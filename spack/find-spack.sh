@@ -41,4 +41,6 @@ elif [[ -f $LAB/$LAB_SPACK && -f $LAB/$LAB_PACKAGES ]]; then
 fi
 # The lab's source mirror serves OSU offline whichever Spack runs.
 YEEBENCH_SPACK_MIRROR=
-[[ -n $SPACK_HOME && -d $LAB/mirror ]] && YEEBENCH_SPACK_MIRROR=$LAB/mirror
+if [[ -n $SPACK_HOME && -d $LAB/mirror ]]; then
+    YEEBENCH_SPACK_MIRROR=$LAB/mirror
+fi
