@@ -7,6 +7,7 @@
     python -m stage_facts ratio REPORT OUT.json           Spack-built / CMake-built solver Mcells/s
     python -m stage_facts provenance INGEST_LOG LOCK      the ingested run carries spack.lock's sha256
 """
+import datetime
 import hashlib
 import json
 import os
@@ -44,7 +45,9 @@ def ctest_counts(package, log_path):
     skipped = len(re.findall(r'\*\*\*Skipped', text))  # ctest's mark on a test's own line
     if failed or total == 0:
         raise FactError(f'{package}: ctest ran {total} tests, {failed} failed ({log_path})')
-    return f'{package}: ctest {total} tests, {total - failed - skipped} passed, {skipped} skipped, 0 failed'
+    built = datetime.datetime.fromtimestamp(Path(log_path).stat().st_mtime, datetime.timezone.utc)
+    return (f'{package}: ctest {total} tests, {total - failed - skipped} passed, {skipped} skipped, 0 failed '
+            f'(build of {built:%Y-%m-%d %H:%M} UTC)')
 
 
 def test_run_counts(log_path):
