@@ -64,7 +64,8 @@ def test_lock_summary_counts_externals(tmp_path):
 
 
 def fake_report(tmp_path, cases):
-    '''A report holding the fixture report's first case once per (environ, executable, opts, mcells, name).'''
+    '''A report holding the fixture report's first case once per (environ, executable, opts, mcells, name);
+    mcells is also the 1-core baseline the solver checks record.'''
     report = json.loads(FIXTURE_REPORT.read_text())
     template = report['runs'][0]['testcases'][0]
     report['runs'][0]['testcases'] = []
@@ -72,7 +73,8 @@ def fake_report(tmp_path, cases):
         case = copy.deepcopy(template)
         case.update(environ=environ, executable=exe, executable_opts=opts, name=name, display_name=name,
                     unique_name=name.split()[0], result='pass', fixture=False,
-                    perfvalues={'local:default:mcells_per_s': [mcells, 0, None, None, 'Mcells/s', 'pass']})
+                    perfvalues={'local:default:mcells_per_s': [mcells, 0, None, None, 'Mcells/s', 'pass']},
+                    observations={'layout': {'baseline_mcells_per_s': mcells}})
         report['runs'][0]['testcases'].append(case)
     path = tmp_path / 'report.json'
     path.write_text(json.dumps(report))
@@ -80,19 +82,23 @@ def fake_report(tmp_path, cases):
 
 
 SOLVER_1CORE = 'FdtdStrongScaling %backend=cpu %cores_used=1 %threads_per_rank=1'
+WEAK_2CORES = 'FdtdWeakScaling %backend=cpu %cores_used=2 %threads_per_rank=1'
 
 
 def test_origins_and_ratio_from_one_run(tmp_path):
     view, prefix = tmp_path / 'view', tmp_path / 'install'
     report = fake_report(tmp_path, [
         ('spack', f'{view}/bin/yee', [], 200.0, SOLVER_1CORE),
+        ('spack', f'{view}/bin/yee', [], 120.0, WEAK_2CORES),
         ('host', f'{prefix}/bin/yee', [], 250.0, SOLVER_1CORE),
+        ('host', f'{prefix}/bin/yee', [], 180.0, WEAK_2CORES),
         ('spack', 'numactl', ['--localalloc', f'{view}/bin/numa-bw'], 1.0, 'NumaBandwidth %policy=localalloc'),
     ])
-    assert stage_facts.origins(report, view, prefix).startswith('programs: 2 -p spack cases from the view')
+    assert stage_facts.origins(report, view, prefix).startswith('programs: 3 -p spack cases from the view')
     line = stage_facts.write_ratio(report, tmp_path / 'ratio.json')
-    assert 'Mcells/s = 0.800 (200.0 / 250.0' in line
-    assert json.loads((tmp_path / 'ratio.json').read_text())['ratio'] == pytest.approx(0.8)
+    assert 'Mcells/s = 0.800 (best of 2: 200.0 / best of 2: 250.0' in line
+    doc = json.loads((tmp_path / 'ratio.json').read_text())
+    assert doc['ratio'] == pytest.approx(0.8) and doc['samples'] == {'spack': [200.0, 120.0], 'cmake': [250.0, 180.0]}
 
 
 def test_a_spack_case_running_a_program_outside_the_view_fails(tmp_path):
@@ -105,7 +111,7 @@ def test_a_spack_case_running_a_program_outside_the_view_fails(tmp_path):
 def test_no_ratio_without_both_environments(tmp_path):
     report = fake_report(tmp_path, [('spack', '/v/bin/yee', [], 200.0, SOLVER_1CORE)])
     with pytest.raises(FactError, match='-p host'):
-        stage_facts.mcells_ratio(report)
+        stage_facts.mcells_samples(report)
 
 
 @pytest.mark.parametrize('environ, recorded', [('builtin', False), ('spack', True)])

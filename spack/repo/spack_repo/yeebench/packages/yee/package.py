@@ -35,7 +35,7 @@ class Yee(CMakePackage, CudaPackage):
     variant("sanitize", default=False, description="ASan + UBSan instrumentation (YEE_SANITIZE)")
     conflicts("+sanitize", when="+cuda", msg="the sanitizers are for the cpu backend")
     conflicts("cuda_arch=none", when="+cuda", msg="give cuda_arch=<sm>, e.g. cuda_arch=90 for H100")
-    # OpenMP threads inside each rank: any compiler with OpenMP (GCC, Clang, oneAPI, NVHPC, CCE).
+    # OpenMP threads inside each rank: no compiler list, CMake's FindOpenMP decides.
     conflicts("%apple-clang", msg="Apple Clang has no OpenMP; use GCC or LLVM Clang")
 
     depends_on("c", type="build")  # solver/cmake/hdf5.cmake: FindHDF5 probes with a C program
