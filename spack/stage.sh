@@ -29,10 +29,10 @@ fi
 source spack/isolate.sh
 set +u; source "$SPACK_HOME/share/spack/setup-env.sh"; set -u
 mkdir -p "$LOGS"
-echo "test-spack: $SPACK_ORIGIN; state in $STATE"
+echo "test-spack: $SPACK_ORIGIN; state in $STATE (ready after $SECONDS s; $(uptime | sed 's/.*load/load/'))"
 [[ -n $YEEBENCH_SPACK_MIRROR ]] && echo "test-spack: source mirror $YEEBENCH_SPACK_MIRROR (checksums off: lab tarballs)"
 
-SUMMARY=()
+SUMMARY=("$(printf '%-12s %4d s' setup $SECONDS)")   # finding/unpacking Spack, its shell setup
 step() {  # step NAME COMMAND...: run it with its output in $LOGS/NAME.log, timed
     local name=$1 start=$SECONDS; shift
     local log=$LOGS/$name.log
@@ -90,5 +90,5 @@ fact ratio "$STATE/reframe/report.json" "$STATE/mcells-ratio.json"
 step ingest yeebench results ingest $STATE/reframe/report.json --results-dir $STATE/results
 fact provenance "$LOGS/ingest.log" spack.lock
 
-echo "test-spack: passed ($(uptime | sed 's/.*load/load/'))"
+echo "test-spack: passed in $SECONDS s ($(uptime | sed 's/.*load/load/'))"
 printf '  %s\n' "${SUMMARY[@]}"

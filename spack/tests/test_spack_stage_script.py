@@ -33,3 +33,22 @@ def test_a_lab_tarball_that_does_not_match_its_checksum_is_refused(tmp_path):
     assert proc.returncode == 1
     assert 'does not match' in proc.stderr and 'spack-1.1.0.tar.gz' in proc.stderr
     assert not (tmp_path / 'state' / 'lab' / 'spack-1.1.0').exists()
+
+
+def test_a_failing_step_names_its_log_and_shows_the_error_and_reframe_never_runs(tmp_path):
+    '''A stand-in `spack` on PATH whose concretizer fails (it touches nothing in the repository).'''
+    home = tmp_path / 'fake-spack'
+    (home / 'bin').mkdir(parents=True)
+    (home / 'share' / 'spack').mkdir(parents=True)
+    (home / 'share' / 'spack' / 'setup-env.sh').write_text('')
+    fake = home / 'bin' / 'spack'
+    fake.write_text('#!/bin/sh\necho "==> Concretizing"\n'
+                    'echo "==> Error: yee: no version satisfies the constraint @9.9"\nexit 1\n')
+    fake.chmod(0o755)
+    proc = run_stage(tmp_path, PATH=f'{home / "bin"}:/usr/bin:/bin')
+    assert proc.returncode == 1
+    log = tmp_path / 'state' / 'logs' / 'concretize.log'
+    assert f'[concretize] FAILED after' in proc.stderr and f'log: {log}' in proc.stderr
+    assert 'no version satisfies the constraint @9.9' in proc.stderr
+    assert '[reframe]' not in proc.stdout + proc.stderr
+    assert not (tmp_path / 'state' / 'ready').exists()
