@@ -2,9 +2,9 @@
 # The Spack stage of `make test` (make test-spack): the commands spack/README.md shows, for real.
 #   1. spack -e . concretize -f                    writes spack.lock
 #   2. spack -e . install --test=root              our two packages with their ctest suites, OSU, ...
-#   3. spack -e . test run ... yee yeebench-microbench   the recipes' stand-alone tests
+#   3. spack -e . test run / test results          the recipes' stand-alone tests, part by part
 #   4. spack env activate . and ReFrame's smoke set with -p spack (every binary from the view), plus
-#      the solver's smoke case with -p host (the CMake build in $PREFIX) in the same run: the
+#      the solver's scaling smoke cases with -p host (the CMake build in $PREFIX) in the same run: the
 #      Spack-built / CMake-built Mcells/s ratio, and the run ingested with spack.lock in its provenance.
 # Spack state lives in $STATE (build/spack): user scope, caches, install tree (see spack/isolate.sh);
 # a second run reuses what the first installed. Each step logs to $STATE/logs/<step>.log; a failure
