@@ -29,6 +29,7 @@ PYTEST_PATHS  :=
 -include containers/containers.mk
 -include reframe/vcluster.mk
 -include reframe/acceptance.mk
+-include spack/spack.mk
 
 .PHONY: help deps deps-system deps-test venv build test test-python run clean
 

@@ -6,8 +6,10 @@
 In the `spack` programming environment the checks must run what `spack install` built, never a
 CMake build of the work tree: `locate()` answers from the environment's view only (the folder named
 by spack.yaml's `view:`; `view: true` means <env>/.spack-env/view), and `missing_reason()` says in
-one line why a program is not there.
+one line why a program is not there, or that the environment is half-installed (a package spack.lock
+lists as a root is not in the view: Spack links only installed packages into it).
 """
+import json
 import os
 from pathlib import Path
 
@@ -49,6 +51,18 @@ def locate(program, env=None):
     return str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else None
 
 
+def not_in_view(env_dir, view):
+    '''Names of spack.lock's roots built by Spack (not externals) that the view does not hold.'''
+    try:
+        lock = json.loads((Path(env_dir) / 'spack.lock').read_text())
+        specs = lock['concrete_specs']
+        roots = [specs[root['hash']] for root in lock['roots']]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []  # not concretized: the programs' presence decides
+    return sorted(s['name'] for s in roots
+                  if 'external' not in s and not (Path(view) / '.spack' / s['name']).is_dir())
+
+
 def missing_reason(programs, env=None):
     '''One line saying why some of `programs` cannot be taken from Spack ('' when all are there).'''
     env_dir = active_environment(env)
@@ -57,6 +71,10 @@ def missing_reason(programs, env=None):
     view = view_path(env_dir)
     if view is None:
         return f'the Spack environment {env_dir} has no view (set `view: true` in its spack.yaml)'
+    absent = not_in_view(env_dir, view)
+    if absent:
+        return (f'the Spack environment {env_dir} is half-installed: {", ".join(absent)} from spack.lock '
+                f'not in its view (run `spack -e {env_dir} install`)')
     missing = [p for p in programs if locate(p, env) is None]
     if missing:
         return (f'not in the Spack view {view}/bin: {", ".join(missing)} '

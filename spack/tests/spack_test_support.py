@@ -1,7 +1,8 @@
 """Loads our Spack recipes without Spack: a minimal stand-in for the parts of Spack's package API that
-the recipes use (directives record their arguments; CMakePackage.define* build -D options), so tests can
-check what a recipe declares and which CMake options it passes.  Spack is not installable from a
-registry, so CI has no real one; the recipes were verified with a real Spack by hand (spack/README.md)."""
+the recipes use (directives record their arguments; CMakePackage.define* build -D options; ctest and
+microarchitecture_flags are recorded or faked), so these tests check what a recipe declares and which
+CMake options it passes on any machine.  The real Spack runs them in `make test-spack` (spack/stage.sh)."""
+import contextlib
 import importlib.util
 import sys
 import types
@@ -37,10 +38,11 @@ class Directives:
 
 
 class FakeSpec:
-    '''Just enough of a concrete spec for cmake_args(): variant values.'''
+    '''Just enough of a concrete spec for cmake_args(): variant values and the target's flags.'''
 
-    def __init__(self, values):
+    def __init__(self, values, target_flags='-march=zen3 -mtune=zen3'):
         self.values = dict(values)
+        self.target_flags = target_flags
         self.variants = {k: types.SimpleNamespace(value=v) for k, v in self.values.items()}
 
     def satisfies(self, constraint):
@@ -53,6 +55,7 @@ class FakeSpec:
 
 class FakeCMakePackage:
     run_tests = False
+    build_directory = 'spack-build'
 
     def __init__(self, spec):
         self.spec = spec
@@ -83,9 +86,13 @@ def load_recipe(package_dir):
     for name in ('version', 'variant', 'depends_on', 'requires', 'conflicts', 'license', 'maintainers',
                  'provides', 'patch', 'resource', 'run_after', 'run_before', 'on_package_attributes'):
         setattr(api, name, directives.record(name))
-    api.working_dir = lambda *a, **k: None
+    api.working_dir = lambda *a, **k: contextlib.nullcontext()
     api.Executable = lambda *a, **k: None
-    api.ctest = lambda *a, **k: None
+    api.which = lambda *a, **k: None
+    api.join_path = lambda *parts: '/'.join(parts)
+    api.SkipTest = type('SkipTest', (Exception,), {})
+    api.ctest = directives.record('ctest')
+    api.microarchitecture_flags = lambda spec, language: spec.target_flags
     api.__all__ = [n for n in dir(api) if not n.startswith('_')]
     cmake = types.ModuleType('spack_repo.builtin.build_systems.cmake')
     cmake.CMakePackage = FakeCMakePackage

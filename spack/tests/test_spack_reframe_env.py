@@ -71,3 +71,23 @@ def test_unreadable_manifests_mean_no_view(tmp_path, text):
     # An empty manifest falls back to Spack's default (a view); broken YAML means none.
     expected = None if text else tmp_path / '.spack-env' / 'view'
     assert spack_env.view_path(tmp_path) == expected
+
+
+def write_lock(env_dir, roots):
+    '''spack.lock with the given (name, external) roots.'''
+    import json
+    specs = {f'h{i}': dict({'name': name}, **({'external': {'path': '/usr'}} if external else {}))
+             for i, (name, external) in enumerate(roots)}
+    (env_dir / 'spack.lock').write_text(json.dumps({
+        'roots': [{'hash': h, 'spec': s['name']} for h, s in specs.items()], 'concrete_specs': specs}))
+
+
+def test_a_half_installed_environment_is_never_used(tmp_path):
+    env_dir, view = make_env(tmp_path, programs=('yee', 'affinity'))
+    env = {'SPACK_ENV': str(env_dir)}
+    write_lock(env_dir, [('yee', False), ('yeebench-microbench', False), ('openmpi', True)])
+    (view / '.spack' / 'yee').mkdir(parents=True)
+    reason = spack_env.missing_reason(['yee'], env)
+    assert 'half-installed' in reason and 'yeebench-microbench' in reason and 'openmpi' not in reason
+    (view / '.spack' / 'yeebench-microbench').mkdir()
+    assert spack_env.missing_reason(['yee', 'affinity'], env) == ''

@@ -130,7 +130,9 @@ def build_provenance(report, run_id, system, rows, cases):
 
     spack_lock = None
     repo_dir = _git_directory(report)
-    for candidate in (Path.cwd() / "spack.lock", repo_dir / "spack.lock"):
+    # only a run that used the Spack environment's binaries (ReFrame's `spack` environment) has a lock
+    used_spack = any(c.get("environ") == "spack" for _, c in report_reader.iter_testcases(report))
+    for candidate in (Path.cwd() / "spack.lock", repo_dir / "spack.lock") if used_spack else ():
         if candidate.is_file():
             spack_lock = host_info.file_sha256(candidate)
             break
