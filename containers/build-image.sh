@@ -15,6 +15,10 @@ out=${OUT:-build/containers}
 case "$image" in -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 command -v "$engine" > /dev/null || { echo "build-image: $engine not found (ENGINE=docker|podman)" >&2; exit 2; }
 [ -x "$py" ] || { echo "build-image: $py is missing (make venv, or set PY)" >&2; exit 2; }
+# Ask the engine first: without a daemon every later step (wheels, context) is wasted work.
+"$engine" info > /dev/null 2>&1 || {
+    echo "build-image: no $engine daemon answers (DOCKER_HOST=${DOCKER_HOST:-default}); start one," \
+         "or run containers/ci-build.sh, which starts a private one" >&2; exit 2; }
 mkdir -p "$out"
 
 # Wheelhouse: built from a copy so that no build/ or egg-info folder lands in the work tree.

@@ -8,7 +8,9 @@
 #   4. builds containers/Dockerfile, runs the ReFrame smoke set inside the container (solver, NetPIPE, probes),
 #      then the native-vs-container ReFrame check (reframe/checks/container.py) when ReFrame is set up,
 #      and Charliecloud when it is installed (YEEBENCH_CHARLIECLOUD=0 skips it);
-#   5. stops the dockerd it started, by PID, on any exit.
+#   5. stops the dockerd it started, by PID, on any exit, and removes its own state directory.
+# Two runs on one machine: each has its own state directory (/run/yeebench-docker.XXXXXX: socket, pidfile,
+# exec root); the cached data root is held with a lock, and a second run prints the holder and waits.
 # Figures go to build/containers/ci-build.json. Skips (exit 0, reason printed) only where containers
 # cannot run: not root, or no overlay filesystem / cgroups.
 set -euo pipefail
@@ -17,9 +19,10 @@ repo=$(pwd)
 cache=${YEEBENCH_CACHE:-/var/cache/yeebench}
 out=$repo/build/containers
 image=${YEEBENCH_IMAGE:-yeebench:latest}
-state=/run/yeebench-docker
 py=${PY:-$repo/.venv/bin/python}
 log() { echo "ci-build: $*"; }
+. containers/lib/run-state.sh
+state=          # this run's state directory, once made
 skip() { log "SKIPPED: $*"; exit 0; }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root to start a private Docker daemon (run: sudo $0)"
@@ -60,18 +63,17 @@ stop_dockerd() {
         for _ in $(seq 1 30); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 1; done
         kill -0 "$dockerd_pid" 2>/dev/null && { log "dockerd did not stop, killing it"; kill -KILL "$dockerd_pid"; }
     fi
+    # Only our own state directory (socket, pidfile, exec root): another run's is never touched.
+    [ -n "$state" ] && [ -f "$state/owner" ] && rm -rf --one-file-system "$state"
     exit $rc
 }
 trap stop_dockerd EXIT
 trap 'exit 130' INT TERM
 
-# A pid file left by a killed run is stale unless that PID is still a dockerd.
-old_pid=$(cat "$state/docker.pid" 2>/dev/null || true)
-if [ -n "$old_pid" ] && [ "$(cat "/proc/$old_pid/comm" 2>/dev/null)" = dockerd ]; then
-    log "error: a yeebench dockerd (pid $old_pid) is already running; stop it first: kill $old_pid"; exit 1
-fi
-mkdir -p "$state" "$cache/docker-data"
-rm -f "$state/docker.sock" "$state/docker.pid"
+# Docker's data root cannot be shared by two daemons: wait for a run that holds it (up to 30 min).
+mkdir -p "$cache/docker-data"
+hold_lock "$cache/docker-data" 1800 "the Docker layer cache $cache/docker-data" || exit 1
+state=$(new_state_dir /run/yeebench-docker) || { log "error: cannot create a state directory in /run"; exit 1; }
 export DOCKER_HOST=unix://$state/docker.sock
 dockerd --bridge=none --iptables=false --ip6tables=false --ip-masq=false --storage-driver overlay2 \
     --default-ulimit nofile=20000:20000 --default-ulimit nproc=4096:4096 \

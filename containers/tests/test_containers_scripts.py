@@ -96,3 +96,27 @@ def test_build_image_help_and_missing_engine():
     out = subprocess.run(['bash', str(CONTAINERS / 'build-image.sh')], capture_output=True, text=True,
                          env={**os.environ, 'ENGINE': 'no-such-engine'})
     assert out.returncode == 2 and 'no-such-engine not found' in out.stderr
+
+
+def test_every_shell_script_is_executable_in_git():
+    """The READMEs run the scripts directly (`containers/build-image.sh`), so git must carry +x."""
+    out = subprocess.run(['git', 'ls-files', '-s', '--', '*.sh'], cwd=REPO_ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    modes = {line.split('\t')[1]: line.split()[0] for line in out.splitlines()}
+    assert 'containers/build-image.sh' in modes
+    assert not [path for path, mode in modes.items() if mode != '100755']
+
+
+def test_build_image_stops_before_any_work_when_no_daemon_answers(tmp_path):
+    """The daemon is asked before the wheelhouse is built: a missing daemon costs no build time."""
+    engine = tmp_path / 'fake-docker'
+    engine.write_text('#!/bin/sh\necho "Cannot connect to the Docker daemon" >&2\nexit 1\n')
+    engine.chmod(0o755)
+    out_dir = tmp_path / 'out'
+    proc = subprocess.run(['bash', str(CONTAINERS / 'build-image.sh')], capture_output=True, text=True,
+                          timeout=30, env={**os.environ, 'ENGINE': str(engine), 'OUT': str(out_dir),
+                                           'PY': '/bin/true'})
+    assert proc.returncode == 2
+    assert 'no' in proc.stderr and 'daemon answers' in proc.stderr
+    assert proc.stderr.strip().count('\n') == 0
+    assert not (out_dir / 'wheels').exists()
