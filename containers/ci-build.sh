@@ -21,7 +21,6 @@ out=$repo/build/containers
 image=${YEEBENCH_IMAGE:-yeebench:latest}
 py=${PY:-$repo/.venv/bin/python}
 log() { echo "ci-build: $*"; }
-. containers/lib/run-state.sh
 state=          # this run's state directory, once made
 skip() { log "SKIPPED: $*"; exit 0; }
 
@@ -70,6 +69,7 @@ stop_dockerd() {
 trap stop_dockerd EXIT
 trap 'exit 130' INT TERM
 
+. containers/lib/run-state.sh
 # Docker's data root cannot be shared by two daemons: wait for a run that holds it (up to 30 min).
 mkdir -p "$cache/docker-data"
 hold_lock "$cache/docker-data" 1800 "the Docker layer cache $cache/docker-data" || exit 1

@@ -99,10 +99,11 @@ def test_build_image_help_and_missing_engine():
 
 
 def test_every_shell_script_is_executable_in_git():
-    """The READMEs run the scripts directly (`containers/build-image.sh`), so git must carry +x."""
+    """The READMEs run the scripts directly (`containers/build-image.sh`), so git must carry +x
+    (libraries under a lib/ folder are sourced, not run)."""
     out = subprocess.run(['git', 'ls-files', '-s', '--', '*.sh'], cwd=REPO_ROOT, capture_output=True,
                          text=True, check=True).stdout
-    modes = {line.split('\t')[1]: line.split()[0] for line in out.splitlines()}
+    modes = {line.split('\t')[1]: line.split()[0] for line in out.splitlines() if '/lib/' not in line}
     assert 'containers/build-image.sh' in modes
     assert not [path for path, mode in modes.items() if mode != '100755']
 
@@ -120,3 +121,22 @@ def test_build_image_stops_before_any_work_when_no_daemon_answers(tmp_path):
     assert 'no' in proc.stderr and 'daemon answers' in proc.stderr
     assert proc.stderr.strip().count('\n') == 0
     assert not (out_dir / 'wheels').exists()
+
+
+def test_build_context_carries_an_osu_tarball_and_rejects_other_files(tmp_path):
+    wheels = tmp_path / 'wheels'
+    wheels.mkdir()
+    osu = tmp_path / 'osu-micro-benchmarks-7.4.tar.gz'
+    osu.write_bytes(b'stand-in')
+    with open(tmp_path / 'with.tar', 'wb') as out:
+        subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(wheels), str(osu)], stdout=out, check=True)
+    with tarfile.open(tmp_path / 'with.tar') as tar:
+        assert 'containers/osu/osu-micro-benchmarks-7.4.tar.gz' in tar.getnames()
+    with open(tmp_path / 'without.tar', 'wb') as out:
+        subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(wheels)], stdout=out, check=True)
+    with tarfile.open(tmp_path / 'without.tar') as tar:
+        names = tar.getnames()
+        assert 'containers/osu' in names and not [n for n in names if n.startswith('containers/osu/')]
+    bad = subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(wheels), str(tmp_path / 'x.tar.gz')],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and 'is not an osu-micro-benchmarks-<version>.tar.gz' in bad.stderr
