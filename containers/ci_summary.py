@@ -73,6 +73,8 @@ def parse_args(argv):
     p.add_argument('--smoke-log', help='output of the in-container smoke set')
     p.add_argument('--reframe-report', help="ReFrame's JSON report of the native-vs-container run")
     p.add_argument('--charliecloud', choices=('passed', 'skipped'), default='skipped')
+    p.add_argument('--sha256', help='sha256 of the image file (SIF images)')
+    p.add_argument('--runtime', default='docker', help='the container runtime (docker, apptainer 1.4.5, ...)')
     return p.parse_args(argv)
 
 
@@ -86,7 +88,9 @@ def main(argv=None):
                 raise SummaryError(f'--timing wants STEP=SECONDS, got {item!r}')
             timings[step] = int(value)
         doc = {'image': args.image, 'image_size_bytes': args.size, 'seconds': timings,
-               'charliecloud': args.charliecloud}
+               'runtime': args.runtime, 'charliecloud': args.charliecloud}
+        if args.sha256:
+            doc['image_sha256'] = args.sha256
         if args.smoke_log:
             doc['smoke'] = smoke_result(read(args.smoke_log, 'smoke log'))
         if args.reframe_report:

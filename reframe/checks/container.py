@@ -10,6 +10,11 @@ The solver comparison also requires the image to compute the same checksum as th
 
     reframe -C reframe/config/settings.py -c reframe/checks/container.py --exec-policy=serial \
             -S SolverRun.image=yeebench:latest -S NetpipeRun.image=yeebench:latest -r
+    reframe ... -S platform=Apptainer -S image=$PWD/build/containers/yeebench.sif -r    # a SIF, hybrid
+
+Before a hybrid run the host's and the image's Open MPI must be of one major series (else the case fails
+naming both versions); an image file that is not a SIF fails naming the file.  Every case records the
+image it used: name, sha256 (SIF file, or Docker image id) and the sha256 of the spack.lock baked into it.
 
 Run it with --exec-policy=serial: native and container runs must not overlap, or the ratios measure
 the overlap.
@@ -27,7 +32,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 
-from yeebench import tools
+from yeebench import apptainer, tools
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe
@@ -54,6 +59,33 @@ def image_missing_reason(platform, image):
     return f'image {image} not found: build it (containers/README.md) and pass -S SolverRun.image=PATH'
 
 
+#: Where a Spack-built image keeps the lock file of the environment it was built from.
+IMAGE_SPACK_LOCK = '/opt/spack-environment/spack.lock'
+
+
+def image_provenance(platform, image):
+    '''{image, image_sha256, image_spack_lock_sha256} of the image a case runs.'''
+    facts = {'image': image, 'image_sha256': None, 'image_spack_lock_sha256': None}
+    if platform == 'Docker':
+        out = subprocess.run(['docker', 'image', 'inspect', '-f', '{{.Id}}', image], capture_output=True,
+                             text=True, timeout=60)
+        facts['image_sha256'] = out.stdout.strip().removeprefix('sha256:') or None
+        cat = ['docker', 'run', '--rm', '--network=none', '--entrypoint', 'cat', image, IMAGE_SPACK_LOCK]
+    elif os.path.isfile(image):
+        facts['image_sha256'] = apptainer.sha256(image)
+        cat = [apptainer.find() or 'apptainer', 'exec', *apptainer.exec_options(), image, 'cat', IMAGE_SPACK_LOCK]
+    else:
+        return facts
+    try:
+        lock = subprocess.run(cat, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return facts
+    if lock.returncode == 0 and lock.stdout:
+        import hashlib
+        facts['image_spack_lock_sha256'] = hashlib.sha256(lock.stdout).hexdigest()
+    return facts
+
+
 class ContainerOrNativeRun(YeebenchCheck):
     '''Runs `command` (a benchmark with its options, `repeats` times) natively or in the image.'''
 
@@ -62,6 +94,9 @@ class ContainerOrNativeRun(YeebenchCheck):
 
     #: Image reference for the container platform (Docker: name:tag; Apptainer: path of a .sif).
     image = variable(str, value='yeebench:latest')
+
+    #: Container platform by ReFrame name (Docker, Apptainer, ...); empty: the partition's default one.
+    platform = variable(str, value='')
 
     #: MPI ranks.
     ranks = variable(int, value=2)
@@ -85,18 +120,30 @@ class ContainerOrNativeRun(YeebenchCheck):
     def build_command(self):
         if self.where not in ('native', 'container'):
             raise ValueError(f"where must be 'native' or 'container', got {self.where!r}")
-        platform = self.current_partition.container_runtime or ''
+        platform = self.platform or self.current_partition.container_runtime or ''
         # Without the image there is nothing to compare with: the native leg skips too.
         self.skip_if(not platform, f'partition {self.current_partition.fullname} declares no container platform')
+        self.skip_if(platform not in self.current_partition.container_environs,
+                     f'partition {self.current_partition.fullname} does not declare container platform {platform}')
+        if self.platform:
+            self.container_platform = platform
         self.skip_if(not image_available(platform, self.image), image_missing_reason(platform, self.image))
+        if platform in HYBRID_PLATFORMS and os.path.isfile(self.image):
+            problem = apptainer.sif_problem(self.image)
+            if problem:
+                raise ValueError(f'container check, setup: {problem}')
+        self.observations.update(image_provenance(platform, self.image))
         host_path, image_name, args = self.program()
         bench = ' '.join(shlex.quote(a) for a in [host_path if self.where == 'native' else image_name, *args])
         if self.where == 'container' and platform in HYBRID_PLATFORMS:
             # The partition's launcher starts the ranks, each in `apptainer exec IMAGE bench`; one run.
             self.repeats = 1
             self.num_tasks = self.ranks
+            self.check_mpi_abi()
             self.container_platform.image = self.image
             self.container_platform.command = bench
+            if platform == 'Apptainer':
+                self.container_platform.options = apptainer.exec_options()
             return
         # The same mpirun line natively and inside a Docker container (the image's own Open MPI).
         self.job.launcher = getlauncher('local')()
@@ -110,6 +157,15 @@ class ContainerOrNativeRun(YeebenchCheck):
             self.container_platform.command = f'bash -c {shlex.quote(loop)}'
             if platform == 'Docker':
                 self.container_platform.options = list(self.docker_options)
+
+    def check_mpi_abi(self):
+        '''Host launcher and image MPI must be one Open MPI major series; recorded, and fatal otherwise.'''
+        host, image = apptainer.mpi_version(), apptainer.mpi_version(self.image)
+        self.observations['host_mpi'] = '.'.join(map(str, host[1:])) if host else None
+        self.observations['image_mpi'] = '.'.join(map(str, image[1:])) if image else None
+        problem = apptainer.abi_problem(host, image)
+        if problem:
+            raise ValueError(f'container check, MPI ABI check before the hybrid run of {self.image}: {problem}')
 
     def output_text(self):
         with open(os.path.join(self.stagedir, str(self.stdout))) as out, \
@@ -207,6 +263,12 @@ class ContainerVsNativeBase(YeebenchCheck):
 
     def extra_sanity(self):
         return []
+
+    @run_before('sanity')
+    def record_image(self):
+        '''The image's provenance (name, sha256, baked spack.lock, MPI versions) with the ratios.'''
+        self.observations.update({k: v for k, v in self.container.observations.items()
+                                  if k.startswith('image') or k.endswith('_mpi')})
 
     def add_ratio(self, name, native_value, container_value, unit, direction):
         self.add_fom(f'native_{name}', native_value, unit, direction)
