@@ -4,8 +4,10 @@ Each comparison has two fixtures that run the identical command, one on the host
 partition's container platform (ReFrame's `container_platform`), then reports native, container and
 container/native figures.  Two run models, picked by the platform:
   * Docker (local, CI): mpirun runs inside the container, the image's own Open MPI (self-contained);
-  * Apptainer/Singularity/Sarus/Shifter (clusters): the partition's launcher starts one container per
-    rank, the host MPI talks to the image's MPI (hybrid; needs ABI-compatible MPIs, see containers/README.md).
+  * Apptainer/Singularity/Sarus/Shifter (clusters): the partition's launcher (mpirun, or srun --mpi=pmix)
+    starts one container per rank, the host MPI talks to the image's MPI (hybrid; needs ABI-compatible
+    MPIs, see containers/README.md); the native leg runs the same launcher line on the host binaries.
+    `-S ranks_per_node=1` puts the two NetPIPE ranks on two nodes (inter-node).
 The solver comparison also requires the image to compute the same checksum as the host build.
 
     reframe -C reframe/config/settings.py -c reframe/checks/container.py --exec-policy=serial \
@@ -31,6 +33,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
+from reframe.core.exceptions import ReframeError
 
 from yeebench import apptainer, tools
 from yeebench.base import YeebenchCheck
@@ -101,6 +104,9 @@ class ContainerOrNativeRun(YeebenchCheck):
     #: MPI ranks.
     ranks = variable(int, value=2)
 
+    #: Ranks per node under the partition's launcher (hybrid model); 0: the launcher decides.
+    ranks_per_node = variable(int, value=0)
+
     #: Back-to-back runs of the benchmark; the comparison keeps the best of them.
     repeats = variable(int, value=5)
 
@@ -131,14 +137,22 @@ class ContainerOrNativeRun(YeebenchCheck):
         if platform in HYBRID_PLATFORMS and os.path.isfile(self.image):
             problem = apptainer.sif_problem(self.image)
             if problem:
-                raise ValueError(f'container check, setup: {problem}')
+                raise ReframeError(f'container check, setup: {problem}')
         self.observations.update(image_provenance(platform, self.image))
         host_path, image_name, args = self.program()
         bench = ' '.join(shlex.quote(a) for a in [host_path if self.where == 'native' else image_name, *args])
-        if self.where == 'container' and platform in HYBRID_PLATFORMS:
-            # The partition's launcher starts the ranks, each in `apptainer exec IMAGE bench`; one run.
+        if platform in HYBRID_PLATFORMS:
+            # The partition's launcher starts the ranks, natively or each in `apptainer exec IMAGE bench`.
             self.repeats = 1
             self.num_tasks = self.ranks
+            if self.ranks_per_node:
+                self.num_tasks_per_node = self.ranks_per_node
+                self.skip_if(-(-self.ranks // self.ranks_per_node) > self.partition_nodes,
+                             f'{self.ranks} ranks at {self.ranks_per_node} per node need more nodes than '
+                             f'{self.current_partition.fullname} has ({self.partition_nodes})')
+            if self.where == 'native':
+                self.executable, self.executable_opts = host_path, list(args)
+                return
             self.check_mpi_abi()
             self.container_platform.image = self.image
             self.container_platform.command = bench
@@ -165,7 +179,7 @@ class ContainerOrNativeRun(YeebenchCheck):
         self.observations['image_mpi'] = '.'.join(map(str, image[1:])) if image else None
         problem = apptainer.abi_problem(host, image)
         if problem:
-            raise ValueError(f'container check, MPI ABI check before the hybrid run of {self.image}: {problem}')
+            raise ReframeError(f'container check, MPI ABI check before the hybrid run of {self.image}: {problem}')
 
     def output_text(self):
         with open(os.path.join(self.stagedir, str(self.stdout))) as out, \
