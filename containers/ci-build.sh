@@ -62,8 +62,12 @@ stop_dockerd() {
         for _ in $(seq 1 30); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 1; done
         kill -0 "$dockerd_pid" 2>/dev/null && { log "dockerd did not stop, killing it"; kill -KILL "$dockerd_pid"; }
     fi
-    # Only our own state directory (socket, pidfile, exec root): another run's is never touched.
-    [ -n "$state" ] && [ -f "$state/owner" ] && rm -rf --one-file-system "$state"
+    # Only our own state directory (socket, pidfile, exec root): another run's is never touched. dockerd
+    # leaves its network namespace mounted in the exec root (exec/netns/default): unmount what is below it.
+    if [ -n "$state" ] && [ -f "$state/owner" ]; then
+        awk -v d="$state/" 'index($2, d) == 1 {print $2}' /proc/self/mounts | sort -r | xargs -r -n1 umount -l
+        rm -rf --one-file-system "$state"
+    fi
     exit $rc
 }
 trap stop_dockerd EXIT

@@ -81,3 +81,26 @@ def test_container_check_fails_on_a_file_that_is_not_a_sif(tmp_path):
     assert out.returncode != 0
     assert f'container check, setup: {not_sif}: not a SIF image' in out.stdout
     assert 'PASSED' not in out.stdout
+
+
+def test_hybrid_native_leg_repeats_the_launcher_line_with_the_images_settings(tmp_path):
+    """Best of `repeats` under the partition's launcher, with the same task count as the timed run, and
+    the image's transport/thread settings (a CMA native leg made the image look 2x faster)."""
+    reframe = Path(sys.executable).parent / 'reframe'
+    if not reframe.exists() or apptainer.find() is None:
+        pytest.skip('needs reframe next to this Python and an apptainer (containers/apptainer.sh)')
+    sif = tmp_path / 'stand-in.sif'
+    sif.write_bytes(b'#!/usr/bin/env run-singularity\n'.ljust(32, b'\n') + b'SIF_MAGIC' + b'\0' * 64)
+    out = subprocess.run([str(reframe), '-C', str(REPO_ROOT / 'reframe/config/settings.py'), '-c',
+                          str(REPO_ROOT / 'reframe/checks/container.py'), '-n', 'NetpipeContainerVsNative',
+                          '-S', 'platform=Apptainer', '-S', f'image={sif}', '--prefix', str(tmp_path / 'rfm'),
+                          '--dry-run'], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm')}, cwd=REPO_ROOT)
+    scripts = [p for p in (tmp_path / 'rfm').rglob('rfm_job.sh') if 'NetpipeRun' in str(p)]
+    native = [p.read_text() for p in scripts if 'NPopenmpi -u' in p.read_text() and 'apptainer' not in p.read_text()]
+    assert native, out.stdout
+    script = native[0]
+    assert 'for i in $(seq 4); do mpirun -np 2 ' in script
+    assert script.count('mpirun -np 2 ') == 2
+    for line in ('export OMPI_MCA_btl_vader_single_copy_mechanism=none', 'export OMP_NUM_THREADS=1'):
+        assert line in script
