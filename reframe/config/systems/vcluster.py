@@ -64,10 +64,15 @@ if _shared:
 
 # Apptainer on the nodes (the same machine): hybrid MPI with `srun --mpi=pmix ... apptainer exec` and
 # `mpirun ... apptainer exec`; one unpacked into build/ by containers/apptainer.sh is put on PATH.
+# Under `srun --mpi=pmix` the ranks reach slurmd's PMIx server through files in its spool directory
+# (<state dir>/nodes/<node>/spool): bound into the container, else MPI_Init fails with "PMIX ERROR ...
+# gds_ds12_lock_pthread.c" (a site binds its SlurmdSpoolDir the same way).
+_STATE_DIR = os.path.dirname(_STATE)
 _apptainer = apptainer.find()
-_container_platforms = [] if not _apptainer else [
-    {'type': 'Apptainer'} if shutil.which('apptainer') else
-    {'type': 'Apptainer', 'env_vars': [['PATH', f'{os.path.dirname(_apptainer)}:$PATH']]}]
+_apptainer_env = [['APPTAINER_BIND', os.path.join(_STATE_DIR, 'nodes')]]
+if _apptainer and not shutil.which('apptainer'):
+    _apptainer_env.append(['PATH', f'{os.path.dirname(_apptainer)}:$PATH'])
+_container_platforms = [{'type': 'Apptainer', 'env_vars': _apptainer_env}] if _apptainer else []
 
 _extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
            'cpus_shared': _shared}
