@@ -104,3 +104,29 @@ def test_hybrid_native_leg_repeats_the_launcher_line_with_the_images_settings(tm
     assert script.count('mpirun -np 2 ') == 2
     for line in ('export OMPI_MCA_btl_vader_single_copy_mechanism=none', 'export OMP_NUM_THREADS=1'):
         assert line in script
+
+
+def load_system(name, env):
+    import importlib.util
+    old = dict(os.environ)
+    os.environ.update(env)
+    try:
+        spec = importlib.util.spec_from_file_location(f'sys_{name}', REPO_ROOT / f'reframe/config/systems/{name}.py')
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.system
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+
+def test_apptainer_platform_on_local_and_both_vcluster_partitions_binding_the_pmix_directories(tmp_path):
+    if apptainer.find() is None:
+        pytest.skip('no apptainer (containers/apptainer.sh)')
+    local = load_system('local', {})
+    assert any(p['type'] == 'Apptainer' for p in local['partitions'][0]['container_platforms'])
+    vcluster = load_system('vcluster', {'YEEBENCH_VCLUSTER_DIR': str(tmp_path / 'vc')})
+    for part in vcluster['partitions']:
+        (platform,) = part['container_platforms']
+        assert platform['type'] == 'Apptainer'
+        assert ['APPTAINER_BIND', str(tmp_path / 'vc' / 'nodes')] in platform['env_vars']
