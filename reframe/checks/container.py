@@ -166,8 +166,10 @@ class ContainerOrNativeRun(YeebenchCheck):
             self.check_mpi_abi()
             self.container_platform.image = self.image
             self.container_platform.command = bench
-            if platform == 'Apptainer':
-                self.container_platform.options = apptainer.exec_options()
+            # Host paths the partition wants in every container (extras.container_binds: the PMIx
+            # server's directory under srun, a site's interconnect libraries).
+            binds = [f'-B{path}' for path in self.current_partition.extras.get('container_binds', [])]
+            self.container_platform.options = binds + (apptainer.exec_options() if platform == 'Apptainer' else [])
             return
         self.hybrid = False
         # The same mpirun line natively and inside a Docker container (the image's own Open MPI).

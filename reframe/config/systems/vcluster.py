@@ -64,18 +64,17 @@ if _shared:
 
 # Apptainer on the nodes (the same machine): hybrid MPI with `srun --mpi=pmix ... apptainer exec` and
 # `mpirun ... apptainer exec`; one unpacked into build/ by containers/apptainer.sh is put on PATH.
-# Under `srun --mpi=pmix` the ranks reach slurmd's PMIx server through files in its spool directory
-# (<state dir>/nodes/<node>/spool): bound into the container, else MPI_Init fails with "PMIX ERROR ...
-# gds_ds12_lock_pthread.c" (a site binds its SlurmdSpoolDir the same way).
-_STATE_DIR = os.path.dirname(_STATE)
 _apptainer = apptainer.find()
-_apptainer_env = [['APPTAINER_BIND', os.path.join(_STATE_DIR, 'nodes')]]
-if _apptainer and not shutil.which('apptainer'):
-    _apptainer_env.append(['PATH', f'{os.path.dirname(_apptainer)}:$PATH'])
-_container_platforms = [{'type': 'Apptainer', 'env_vars': _apptainer_env}] if _apptainer else []
+_container_platforms = [] if not _apptainer else [
+    {'type': 'Apptainer'} if shutil.which('apptainer') else
+    {'type': 'Apptainer', 'env_vars': [['PATH', f'{os.path.dirname(_apptainer)}:$PATH']]}]
 
+# extras.container_binds: host paths every container of a hybrid run gets (reframe/checks/container.py).
+# Under `srun --mpi=pmix` the ranks reach slurmd's PMIx server through files in its spool directory
+# (<state dir>/nodes/<node>/spool); unbound, MPI_Init fails in the container with "PMIX ERROR ...
+# gds_ds12_lock_pthread.c". A site lists its SlurmdSpoolDir and interconnect libraries the same way.
 _extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
-           'cpus_shared': _shared}
+           'cpus_shared': _shared, 'container_binds': [os.path.join(os.path.dirname(_STATE), 'nodes')]}
 
 
 def _partition(name, launcher, descr, env_vars, features=(), extras=None):
