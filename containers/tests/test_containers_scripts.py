@@ -13,7 +13,9 @@ ENTRYPOINT = CONTAINERS / 'entrypoint.sh'
 
 @pytest.mark.parametrize('script,shell', [('entrypoint.sh', 'sh'), ('ci-build.sh', 'bash'),
                                           ('build-context.sh', 'bash'), ('charliecloud-run.sh', 'bash'),
-                                          ('build-image.sh', 'bash')])
+                                          ('build-image.sh', 'bash'), ('apptainer.sh', 'bash'),
+                                          ('apptainer-ci.sh', 'bash'), ('vcluster-apptainer.sh', 'bash'),
+                                          ('lab-file.sh', 'bash'), ('lib/run-state.sh', 'bash')])
 def test_scripts_have_valid_syntax(script, shell):
     subprocess.run([shell, '-n', str(CONTAINERS / script)], check=True)
 
@@ -140,3 +142,16 @@ def test_build_context_carries_an_osu_tarball_and_rejects_other_files(tmp_path):
     bad = subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(wheels), str(tmp_path / 'x.tar.gz')],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and 'is not an osu-micro-benchmarks-<version>.tar.gz' in bad.stderr
+
+
+def test_lab_file_checks_the_checksum_and_names_a_missing_lab(tmp_path):
+    lab = tmp_path / 'lab'
+    (lab / 'mirror').mkdir(parents=True)
+    (lab / 'mirror' / 'osu-micro-benchmarks-7.4.tar.gz').write_bytes(b'tampered')
+    (lab / 'SHA256SUMS').write_text('0' * 64 + '  ./mirror/osu-micro-benchmarks-7.4.tar.gz\n')
+    run = lambda env: subprocess.run(['bash', str(CONTAINERS / 'lab-file.sh'), 'mirror/osu-micro-benchmarks-7.4.tar.gz'],
+                                     capture_output=True, text=True, env={**os.environ, **env})
+    bad = run({'YEEBENCH_LAB': str(lab)})
+    assert bad.returncode == 1 and 'does not match its sha256' in bad.stderr and not bad.stdout
+    missing = run({'YEEBENCH_LAB': str(tmp_path / 'none')})
+    assert missing.returncode == 3 and 'not found (YEEBENCH_LAB=' in missing.stderr
