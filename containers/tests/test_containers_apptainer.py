@@ -129,4 +129,4 @@ def test_apptainer_platform_on_local_and_both_vcluster_partitions_binding_the_pm
     for part in vcluster['partitions']:
         (platform,) = part['container_platforms']
         assert platform['type'] == 'Apptainer'
-        assert part['extras']['container_binds'] == [str(tmp_path / 'vc' / 'nodes')]
+        assert part['extras']['container_binds'] == [str(tmp_path / 'vc')]

@@ -71,10 +71,12 @@ _container_platforms = [] if not _apptainer else [
 
 # extras.container_binds: host paths every container of a hybrid run gets (reframe/checks/container.py).
 # Under `srun --mpi=pmix` the ranks reach slurmd's PMIx server through files in its spool directory
-# (<state dir>/nodes/<node>/spool); unbound, MPI_Init fails in the container with "PMIX ERROR ...
-# gds_ds12_lock_pthread.c". A site lists its SlurmdSpoolDir and interconnect libraries the same way.
+# (<state dir>/nodes/<node>/spool; unbound, MPI_Init fails in the container with "PMIX ERROR ...
+# gds_ds12_lock_pthread.c"), and Open MPI puts its session directory in the job's TMPDIR (Slurm's
+# TmpFS, <state dir>/tmp; unbound: "ORTE_ERROR_LOG ... session_dir.c"): the state directory holds both.
+# A site lists its SlurmdSpoolDir, TmpFS and interconnect libraries the same way.
 _extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
-           'cpus_shared': _shared, 'container_binds': [os.path.join(os.path.dirname(_STATE), 'nodes')]}
+           'cpus_shared': _shared, 'container_binds': [os.path.dirname(_STATE)]}
 
 
 def _partition(name, launcher, descr, env_vars, features=(), extras=None):
