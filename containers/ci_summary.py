@@ -42,8 +42,20 @@ def comparisons(report):
             entry = {'result': case.get('result')}
             for key, values in (case.get('perfvalues') or {}).items():
                 entry[key.split(':')[-1]] = [values[0], values[4]]
-            found[name] = entry
+            # One entry per partition: local keeps the bare name, cluster partitions add theirs.
+            system, partition = case.get('system', ''), case.get('partition')
+            where = f'{system}:{partition}' if partition and ':' not in system else system
+            found[name if where.split(':')[0] in ('', 'local') else f'{name}@{where}'] = entry
     return found
+
+
+def not_passed(found):
+    '''Comparisons missing from `found`, or present with a result other than pass.'''
+    bad = []
+    for check in COMPARISONS:
+        entries = {k: v for k, v in found.items() if k == check or k.startswith(check + '@')}
+        bad += [check] if not entries else [k for k, v in entries.items() if v.get('result') != 'pass']
+    return bad
 
 
 def read(path, what):
@@ -105,7 +117,7 @@ def main(argv=None):
         return 2
     print(json.dumps(doc))
     if args.reframe_report:
-        failed = [c for c in COMPARISONS if doc['native_vs_container'].get(c, {}).get('result') != 'pass']
+        failed = not_passed(doc['native_vs_container'])
         if failed:
             print(f'ci_summary: error: native-vs-container check(s) did not pass: {", ".join(failed)}',
                   file=sys.stderr)
