@@ -92,8 +92,9 @@ def up(layout: Layout, log=print) -> float:
     leftovers = netns.existing_namespaces()
     if leftovers:
         owner.release(layout.state_dir)
-        raise AlreadyUp(f"namespaces {', '.join(leftovers)} are left over from a cluster that is gone: "
-                        f"run `yeebench vcluster down` to remove them")
+        raise AlreadyUp(f"namespaces {', '.join(leftovers)} exist with no owner record (left by a crash, or "
+                        f"a cluster started by an older yeebench): once nothing runs there, remove them "
+                        f"with `yeebench vcluster down`")
     pids = {}
     cgroup_parent = cpusets.detect_root()
     remove_state_tree(layout.state_dir)      # logs a failed earlier `up` left for reading
