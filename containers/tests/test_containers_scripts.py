@@ -155,3 +155,19 @@ def test_lab_file_checks_the_checksum_and_names_a_missing_lab(tmp_path):
     assert bad.returncode == 1 and 'does not match its sha256' in bad.stderr and not bad.stdout
     missing = run({'YEEBENCH_LAB': str(tmp_path / 'none')})
     assert missing.returncode == 3 and 'not found (YEEBENCH_LAB=' in missing.stderr
+
+
+def test_vcluster_apptainer_skips_naming_the_missing_image(tmp_path):
+    out = subprocess.run(['bash', str(CONTAINERS / 'vcluster-apptainer.sh'), str(tmp_path / 'none.sif')],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    assert f'SKIPPED: no image {tmp_path / "none.sif"}' in out.stdout
+
+
+def test_apptainer_stage_skips_with_exit_3_when_no_apptainer_is_found(tmp_path):
+    path = ':'.join(d for d in os.environ['PATH'].split(':') if not os.path.exists(os.path.join(d, 'apptainer')))
+    out = subprocess.run(['bash', str(CONTAINERS / 'apptainer-ci.sh')], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, 'PATH': path, 'YEEBENCH_LAB': str(tmp_path / 'nolab'),
+                              'YEEBENCH_APPTAINER_DIR': str(tmp_path / 'none'), 'OUT': str(tmp_path / 'out')})
+    assert out.returncode == 3
+    assert 'no apptainer on PATH' in out.stderr and 'SKIPPED' in out.stdout
