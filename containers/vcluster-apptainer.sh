@@ -44,10 +44,10 @@ YEEBENCH_RFM_DIR=$out/reframe YEEBENCH_PREFIX=${YEEBENCH_PREFIX:-$repo/build/ins
     -S platform=Apptainer -S "image=$sif" -S ranks_per_node=1 \
     --report-file "$out/report.json" -r > "$out/reframe.log" 2>&1 || rc=$?
 t2=$(date +%s)
-grep -E '^\[ +(OK|FAIL|SKIP) +\]|^\[  PASSED  \]|^\[  FAILED  \]' "$out/reframe.log" | sed 's/\x1b\[[0-9;]*m//g' || true
+sed 's/\x1b\[[0-9;]*m//g' "$out/reframe.log" | grep -E '^\[ +(OK|FAIL|SKIP) +\]|^P: |^\[  PASSED  \]|^\[  FAILED  \]' || true
 [ "$rc" -eq 0 ] || { tail -40 "$out/reframe.log"; log "error: the hybrid checks failed (rc $rc)"; exit 1; }
 "$py" containers/ci_summary.py --out "$out/ci-vcluster-apptainer.json" --image "$sif" --size "$(stat -c %s "$sif")" \
-    --sha256 "$(sha256sum "$sif" | cut -d' ' -f1)" --runtime "$(bash containers/apptainer.sh) (vcluster, 2 nodes)" \
+    --sha256 "$(sha256sum "$sif" | cut -d' ' -f1)" --runtime "$("$(bash containers/apptainer.sh)" --version) (vcluster, 2 nodes)" \
     --timing up=$((t1 - t0)) --timing reframe=$((t2 - t1)) --reframe-report "$out/report.json" \
     || { log "error: see the summary above"; exit 1; }
 log "ok"
