@@ -5,16 +5,21 @@
 # context (containers/build-context.sh), then `docker build -f containers/Dockerfile`.
 # Environment: ENGINE (docker), PY (python with pip; default .venv/bin/python), JOBS (2),
 # YEE_MARCH (empty = portable; `native` for an image that only runs on CPUs like this one),
-# OUT (build/containers: wheelhouse and logs).
+# OUT (build/containers: wheelhouse and logs), OSU_TARBALL (an osu-micro-benchmarks-<v>.tar.gz release
+# to build into the image under /opt/yeebench/osu; none: the image has no OSU and the OSU checks skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 image=${1:-yeebench:latest}
 engine=${ENGINE:-docker}
 py=${PY:-.venv/bin/python}
 out=${OUT:-build/containers}
-case "$image" in -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+case "$image" in -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 command -v "$engine" > /dev/null || { echo "build-image: $engine not found (ENGINE=docker|podman)" >&2; exit 2; }
 [ -x "$py" ] || { echo "build-image: $py is missing (make venv, or set PY)" >&2; exit 2; }
+# Ask the engine first: without a daemon every later step (wheels, context) is wasted work.
+"$engine" info > /dev/null 2>&1 || {
+    echo "build-image: no $engine daemon answers (DOCKER_HOST=${DOCKER_HOST:-default}); start one," \
+         "or run containers/ci-build.sh, which starts a private one" >&2; exit 2; }
 mkdir -p "$out"
 
 # Wheelhouse: built from a copy so that no build/ or egg-info folder lands in the work tree.
@@ -27,7 +32,7 @@ cp -r reframe/pyproject.toml reframe/yeebench "$pysrc"/
 "$py" -m pip wheel --quiet --disable-pip-version-check -w "$wheels" "$pysrc" > "$out/pip-wheel.log" 2>&1 \
     || { echo "build-image: pip wheel failed, see $out/pip-wheel.log" >&2; tail -5 "$out/pip-wheel.log" >&2; exit 1; }
 
-bash containers/build-context.sh "$wheels" > "$out/context.tar"
+bash containers/build-context.sh "$wheels" ${OSU_TARBALL:+"$OSU_TARBALL"} > "$out/context.tar"
 build_opts=(--network host --build-arg JOBS="${JOBS:-2}" --build-arg YEE_MARCH="${YEE_MARCH:-}")
 t0=$(date +%s)
 DOCKER_BUILDKIT=0 "$engine" build "${build_opts[@]}" -t "$image" -f containers/Dockerfile - \

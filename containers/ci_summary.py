@@ -42,8 +42,20 @@ def comparisons(report):
             entry = {'result': case.get('result')}
             for key, values in (case.get('perfvalues') or {}).items():
                 entry[key.split(':')[-1]] = [values[0], values[4]]
-            found[name] = entry
+            # One entry per partition: local keeps the bare name, cluster partitions add theirs.
+            system, partition = case.get('system', ''), case.get('partition')
+            where = f'{system}:{partition}' if partition and ':' not in system else system
+            found[name if where.split(':')[0] in ('', 'local') else f'{name}@{where}'] = entry
     return found
+
+
+def not_passed(found):
+    '''Comparisons missing from `found`, or present with a result other than pass.'''
+    bad = []
+    for check in COMPARISONS:
+        entries = {k: v for k, v in found.items() if k == check or k.startswith(check + '@')}
+        bad += [check] if not entries else [k for k, v in entries.items() if v.get('result') != 'pass']
+    return bad
 
 
 def read(path, what):
@@ -73,6 +85,8 @@ def parse_args(argv):
     p.add_argument('--smoke-log', help='output of the in-container smoke set')
     p.add_argument('--reframe-report', help="ReFrame's JSON report of the native-vs-container run")
     p.add_argument('--charliecloud', choices=('passed', 'skipped'), default='skipped')
+    p.add_argument('--sha256', help='sha256 of the image file (SIF images)')
+    p.add_argument('--runtime', default='docker', help='the container runtime (docker, apptainer 1.4.5, ...)')
     return p.parse_args(argv)
 
 
@@ -86,7 +100,9 @@ def main(argv=None):
                 raise SummaryError(f'--timing wants STEP=SECONDS, got {item!r}')
             timings[step] = int(value)
         doc = {'image': args.image, 'image_size_bytes': args.size, 'seconds': timings,
-               'charliecloud': args.charliecloud}
+               'runtime': args.runtime, 'charliecloud': args.charliecloud}
+        if args.sha256:
+            doc['image_sha256'] = args.sha256
         if args.smoke_log:
             doc['smoke'] = smoke_result(read(args.smoke_log, 'smoke log'))
         if args.reframe_report:
@@ -101,7 +117,7 @@ def main(argv=None):
         return 2
     print(json.dumps(doc))
     if args.reframe_report:
-        failed = [c for c in COMPARISONS if doc['native_vs_container'].get(c, {}).get('result') != 'pass']
+        failed = not_passed(doc['native_vs_container'])
         if failed:
             print(f'ci_summary: error: native-vs-container check(s) did not pass: {", ".join(failed)}',
                   file=sys.stderr)

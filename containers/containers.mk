@@ -1,13 +1,21 @@
 # Containers: build the Docker image from containers/Dockerfile and run it for real (containers/ci-build.sh:
 # private dockerd, debootstrap'd debian:bookworm base, in-container self-test, native-vs-container ReFrame
-# check, Charliecloud run). Budget in CI: under 10 minutes. The base tarball and Docker's layer store are
-# cached in $(YEEBENCH_CACHE) (outside the repository) between runs.
+# check, the Apptainer SIF built from that image with its smoke set and hybrid-MPI comparison, Charliecloud
+# run). The base tarball and Docker's layer store are cached in $(YEEBENCH_CACHE) (outside the repository).
+#   make test-containers            Docker image + Apptainer SIF (apptainer: PATH, else the lab's in build/)
+#   make test-containers-vcluster   the SIF across two virtual-cluster nodes (srun --mpi=pmix and mpirun)
 YEEBENCH_CACHE ?= /var/cache/yeebench
 
-TEST_TARGETS += test-containers
+# Apptainer's runtime needs (the lab's relocatable build, or a site's package).
+DEB_TEST += squashfs-tools squashfuse fuse2fs fuse-overlayfs fuse3 uidmap libseccomp2 libsubid4 libcap-ng0
+
+TEST_TARGETS += test-containers test-containers-vcluster
 PYTEST_PATHS += spack/tests containers/tests
 
-.PHONY: test-containers
+.PHONY: test-containers test-containers-vcluster
 
 test-containers: venv build
 	YEEBENCH_CACHE=$(YEEBENCH_CACHE) YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) JOBS=2 bash containers/ci-build.sh
+
+test-containers-vcluster: venv build
+	YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) bash containers/vcluster-apptainer.sh

@@ -13,7 +13,9 @@ ENTRYPOINT = CONTAINERS / 'entrypoint.sh'
 
 @pytest.mark.parametrize('script,shell', [('entrypoint.sh', 'sh'), ('ci-build.sh', 'bash'),
                                           ('build-context.sh', 'bash'), ('charliecloud-run.sh', 'bash'),
-                                          ('build-image.sh', 'bash')])
+                                          ('build-image.sh', 'bash'), ('apptainer.sh', 'bash'),
+                                          ('apptainer-ci.sh', 'bash'), ('vcluster-apptainer.sh', 'bash'),
+                                          ('lab-file.sh', 'bash'), ('lib/run-state.sh', 'bash')])
 def test_scripts_have_valid_syntax(script, shell):
     subprocess.run([shell, '-n', str(CONTAINERS / script)], check=True)
 
@@ -96,3 +98,76 @@ def test_build_image_help_and_missing_engine():
     out = subprocess.run(['bash', str(CONTAINERS / 'build-image.sh')], capture_output=True, text=True,
                          env={**os.environ, 'ENGINE': 'no-such-engine'})
     assert out.returncode == 2 and 'no-such-engine not found' in out.stderr
+
+
+def test_every_shell_script_is_executable_in_git():
+    """The READMEs run the scripts directly (`containers/build-image.sh`), so git must carry +x
+    (libraries under a lib/ folder are sourced, not run)."""
+    out = subprocess.run(['git', 'ls-files', '-s', '--', '*.sh'], cwd=REPO_ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    modes = {line.split('\t')[1]: line.split()[0] for line in out.splitlines() if '/lib/' not in line}
+    assert 'containers/build-image.sh' in modes
+    assert not [path for path, mode in modes.items() if mode != '100755']
+
+
+def test_build_image_stops_before_any_work_when_no_daemon_answers(tmp_path):
+    """The daemon is asked before the wheelhouse is built: a missing daemon costs no build time."""
+    engine = tmp_path / 'fake-docker'
+    engine.write_text('#!/bin/sh\necho "Cannot connect to the Docker daemon" >&2\nexit 1\n')
+    engine.chmod(0o755)
+    out_dir = tmp_path / 'out'
+    proc = subprocess.run(['bash', str(CONTAINERS / 'build-image.sh')], capture_output=True, text=True,
+                          timeout=30, env={**os.environ, 'ENGINE': str(engine), 'OUT': str(out_dir),
+                                           'PY': '/bin/true'})
+    assert proc.returncode == 2
+    assert 'no' in proc.stderr and 'daemon answers' in proc.stderr
+    assert proc.stderr.strip().count('\n') == 0
+    assert not (out_dir / 'wheels').exists()
+
+
+def test_build_context_carries_an_osu_tarball_and_rejects_other_files(tmp_path):
+    wheels = tmp_path / 'wheels'
+    wheels.mkdir()
+    osu = tmp_path / 'osu-micro-benchmarks-7.4.tar.gz'
+    osu.write_bytes(b'stand-in')
+    with open(tmp_path / 'with.tar', 'wb') as out:
+        subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(wheels), str(osu)], stdout=out, check=True)
+    with tarfile.open(tmp_path / 'with.tar') as tar:
+        assert 'containers/osu/osu-micro-benchmarks-7.4.tar.gz' in tar.getnames()
+    with open(tmp_path / 'without.tar', 'wb') as out:
+        subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(wheels)], stdout=out, check=True)
+    with tarfile.open(tmp_path / 'without.tar') as tar:
+        names = tar.getnames()
+        assert 'containers/osu' in names and not [n for n in names if n.startswith('containers/osu/')]
+    bad = subprocess.run(['bash', str(CONTAINERS / 'build-context.sh'), str(wheels), str(tmp_path / 'x.tar.gz')],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and 'is not an osu-micro-benchmarks-<version>.tar.gz' in bad.stderr
+
+
+def test_lab_file_checks_the_checksum_and_names_a_missing_lab(tmp_path):
+    lab = tmp_path / 'lab'
+    (lab / 'mirror').mkdir(parents=True)
+    (lab / 'mirror' / 'osu-micro-benchmarks-7.4.tar.gz').write_bytes(b'tampered')
+    (lab / 'SHA256SUMS').write_text('0' * 64 + '  ./mirror/osu-micro-benchmarks-7.4.tar.gz\n')
+    run = lambda env: subprocess.run(['bash', str(CONTAINERS / 'lab-file.sh'), 'mirror/osu-micro-benchmarks-7.4.tar.gz'],
+                                     capture_output=True, text=True, env={**os.environ, **env})
+    bad = run({'YEEBENCH_LAB': str(lab)})
+    assert bad.returncode == 1 and 'does not match its sha256' in bad.stderr and not bad.stdout
+    missing = run({'YEEBENCH_LAB': str(tmp_path / 'none')})
+    assert missing.returncode == 3 and 'not found (YEEBENCH_LAB=' in missing.stderr
+
+
+def test_vcluster_apptainer_skips_naming_the_missing_image(tmp_path):
+    out = subprocess.run(['bash', str(CONTAINERS / 'vcluster-apptainer.sh'), str(tmp_path / 'none.sif')],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    assert f'SKIPPED: no image {tmp_path / "none.sif"}' in out.stdout
+
+
+def test_apptainer_stage_skips_with_exit_3_when_no_apptainer_is_found(tmp_path):
+    path = ':'.join(d for d in os.environ['PATH'].split(':') if not os.path.exists(os.path.join(d, 'apptainer')))
+    out = subprocess.run(['bash', str(CONTAINERS / 'apptainer-ci.sh')], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, 'PATH': path, 'YEEBENCH_LAB': str(tmp_path / 'nolab'),
+                              'YEEBENCH_APPTAINER_DIR': str(tmp_path / 'none'), 'OUT': str(tmp_path / 'out')})
+    assert out.returncode == 3
+    assert 'no apptainer on PATH' in out.stderr and 'SKIPPED' in out.stdout

@@ -69,3 +69,17 @@ def test_unreadable_report_is_exit_2(tmp_path, capsys):
     code = ci_summary.main(['--out', str(tmp_path / 'x.json'), '--image', 'i', '--size', '1',
                             '--reframe-report', str(tmp_path / 'missing.json')])
     assert code == 2 and 'cannot read' in capsys.readouterr().err
+
+
+def test_cluster_partitions_get_one_entry_each_and_all_must_pass():
+    case = lambda name, system, result: {'name': f'{name} %x', 'system': system.split(':')[0],
+                                         'partition': system.split(':')[1], 'result': result,
+                                         'perfvalues': {f'{system}:ratio_mcells': [99.0, None, None, None, '%']}}
+    report = {'runs': [{'testcases': [case('SolverContainerVsNative', 'vcluster:srun', 'pass'),
+                                      case('SolverContainerVsNative', 'vcluster:mpirun', 'fail'),
+                                      case('NetpipeContainerVsNative', 'vcluster:srun', 'pass')]}]}
+    found = ci_summary.comparisons(report)
+    assert set(found) == {'SolverContainerVsNative@vcluster:srun', 'SolverContainerVsNative@vcluster:mpirun',
+                          'NetpipeContainerVsNative@vcluster:srun'}
+    assert found['SolverContainerVsNative@vcluster:srun']['ratio_mcells'] == [99.0, '%']
+    assert ci_summary.not_passed(found) == ['SolverContainerVsNative@vcluster:mpirun']

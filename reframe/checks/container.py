@@ -4,12 +4,19 @@ Each comparison has two fixtures that run the identical command, one on the host
 partition's container platform (ReFrame's `container_platform`), then reports native, container and
 container/native figures.  Two run models, picked by the platform:
   * Docker (local, CI): mpirun runs inside the container, the image's own Open MPI (self-contained);
-  * Apptainer/Singularity/Sarus/Shifter (clusters): the partition's launcher starts one container per
-    rank, the host MPI talks to the image's MPI (hybrid; needs ABI-compatible MPIs, see containers/README.md).
+  * Apptainer/Singularity/Sarus/Shifter (clusters): the partition's launcher (mpirun, or srun --mpi=pmix)
+    starts one container per rank, the host MPI talks to the image's MPI (hybrid; needs ABI-compatible
+    MPIs, see containers/README.md); the native leg runs the same launcher line on the host binaries.
+    `-S ranks_per_node=1` puts the two NetPIPE ranks on two nodes (inter-node).
 The solver comparison also requires the image to compute the same checksum as the host build.
 
     reframe -C reframe/config/settings.py -c reframe/checks/container.py --exec-policy=serial \
             -S SolverRun.image=yeebench:latest -S NetpipeRun.image=yeebench:latest -r
+    reframe ... -S platform=Apptainer -S image=$PWD/build/containers/yeebench.sif -r    # a SIF, hybrid
+
+Before a hybrid run the host's and the image's Open MPI must be of one major series (else the case fails
+naming both versions); an image file that is not a SIF fails naming the file.  Every case records the
+image it used: name, sha256 (SIF file, or Docker image id) and the sha256 of the spack.lock baked into it.
 
 Run it with --exec-policy=serial: native and container runs must not overlap, or the ratios measure
 the overlap.
@@ -17,6 +24,7 @@ the overlap.
 Needs a built image (containers/ci-build.sh or containers/README.md) and a partition that declares a
 container platform; skips with the reason otherwise.
 """
+import copy
 import os
 import shlex
 import subprocess
@@ -26,8 +34,9 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
+from reframe.core.exceptions import ReframeError
 
-from yeebench import tools
+from yeebench import apptainer, tools
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe
@@ -54,6 +63,37 @@ def image_missing_reason(platform, image):
     return f'image {image} not found: build it (containers/README.md) and pass -S SolverRun.image=PATH'
 
 
+#: Settings of the image (containers/Dockerfile ENV), applied to the native leg as well: the Open MPI/UCX
+#: transport, and one OpenMP thread per rank (natively OpenMP would start one thread per core per rank).
+SAME_SETTINGS = {'OMPI_MCA_btl_vader_single_copy_mechanism': 'none', 'UCX_TLS': '^cma', 'OMP_NUM_THREADS': '1'}
+
+#: Where a Spack-built image keeps the lock file of the environment it was built from.
+IMAGE_SPACK_LOCK = '/opt/spack-environment/spack.lock'
+
+
+def image_provenance(platform, image):
+    '''{image, image_sha256, image_spack_lock_sha256} of the image a case runs.'''
+    facts = {'image': image, 'image_sha256': None, 'image_spack_lock_sha256': None}
+    if platform == 'Docker':
+        out = subprocess.run(['docker', 'image', 'inspect', '-f', '{{.Id}}', image], capture_output=True,
+                             text=True, timeout=60)
+        facts['image_sha256'] = out.stdout.strip().removeprefix('sha256:') or None
+        cat = ['docker', 'run', '--rm', '--network=none', '--entrypoint', 'cat', image, IMAGE_SPACK_LOCK]
+    elif os.path.isfile(image):
+        facts['image_sha256'] = apptainer.sha256(image)
+        cat = [apptainer.find() or 'apptainer', 'exec', *apptainer.exec_options(), image, 'cat', IMAGE_SPACK_LOCK]
+    else:
+        return facts
+    try:
+        lock = subprocess.run(cat, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return facts
+    if lock.returncode == 0 and lock.stdout:
+        import hashlib
+        facts['image_spack_lock_sha256'] = hashlib.sha256(lock.stdout).hexdigest()
+    return facts
+
+
 class ContainerOrNativeRun(YeebenchCheck):
     '''Runs `command` (a benchmark with its options, `repeats` times) natively or in the image.'''
 
@@ -63,8 +103,14 @@ class ContainerOrNativeRun(YeebenchCheck):
     #: Image reference for the container platform (Docker: name:tag; Apptainer: path of a .sif).
     image = variable(str, value='yeebench:latest')
 
+    #: Container platform by ReFrame name (Docker, Apptainer, ...); empty: the partition's default one.
+    platform = variable(str, value='')
+
     #: MPI ranks.
     ranks = variable(int, value=2)
+
+    #: Ranks per node under the partition's launcher (hybrid model); 0: the launcher decides.
+    ranks_per_node = variable(int, value=0)
 
     #: Back-to-back runs of the benchmark; the comparison keeps the best of them.
     repeats = variable(int, value=5)
@@ -85,19 +131,47 @@ class ContainerOrNativeRun(YeebenchCheck):
     def build_command(self):
         if self.where not in ('native', 'container'):
             raise ValueError(f"where must be 'native' or 'container', got {self.where!r}")
-        platform = self.current_partition.container_runtime or ''
+        platform = self.platform or self.current_partition.container_runtime or ''
         # Without the image there is nothing to compare with: the native leg skips too.
         self.skip_if(not platform, f'partition {self.current_partition.fullname} declares no container platform')
+        self.skip_if(platform not in self.current_partition.container_environs,
+                     f'partition {self.current_partition.fullname} does not declare container platform {platform}')
+        if self.platform:
+            self.container_platform = platform
         self.skip_if(not image_available(platform, self.image), image_missing_reason(platform, self.image))
+        if platform in HYBRID_PLATFORMS and os.path.isfile(self.image):
+            problem = apptainer.sif_problem(self.image)
+            if problem:
+                raise ReframeError(f'container check, setup: {problem}')
+        self.observations.update(image_provenance(platform, self.image))
         host_path, image_name, args = self.program()
         bench = ' '.join(shlex.quote(a) for a in [host_path if self.where == 'native' else image_name, *args])
-        if self.where == 'container' and platform in HYBRID_PLATFORMS:
-            # The partition's launcher starts the ranks, each in `apptainer exec IMAGE bench`; one run.
-            self.repeats = 1
+        # Both legs use the image's settings: CMA single copy (process_vm_readv) fails across container
+        # boundaries, and measured on these machines it is also slower than copy-in/copy-out up to 256 KiB,
+        # so a native leg with CMA made the image look up to 2x faster (see containers/README.md).
+        self.env_vars.update(SAME_SETTINGS)
+        if platform in HYBRID_PLATFORMS:
+            # The partition's launcher starts the ranks, natively or each in `apptainer exec IMAGE bench`;
+            # the earlier repeats run the same launcher line before it (hybrid_repeats).
+            self.hybrid = True
             self.num_tasks = self.ranks
+            if self.ranks_per_node:
+                self.num_tasks_per_node = self.ranks_per_node
+                self.skip_if(-(-self.ranks // self.ranks_per_node) > self.partition_nodes,
+                             f'{self.ranks} ranks at {self.ranks_per_node} per node need more nodes than '
+                             f'{self.current_partition.fullname} has ({self.partition_nodes})')
+            if self.where == 'native':
+                self.executable, self.executable_opts = host_path, list(args)
+                return
+            self.check_mpi_abi()
             self.container_platform.image = self.image
             self.container_platform.command = bench
+            # Host paths the partition wants in every container (extras.container_binds: the PMIx
+            # server's directory under srun, a site's interconnect libraries).
+            binds = [f'-B{path}' for path in self.current_partition.extras.get('container_binds', [])]
+            self.container_platform.options = binds + (apptainer.exec_options() if platform == 'Apptainer' else [])
             return
+        self.hybrid = False
         # The same mpirun line natively and inside a Docker container (the image's own Open MPI).
         self.job.launcher = getlauncher('local')()
         mpirun = f'mpirun -np {self.ranks} --oversubscribe --bind-to core'
@@ -110,6 +184,30 @@ class ContainerOrNativeRun(YeebenchCheck):
             self.container_platform.command = f'bash -c {shlex.quote(loop)}'
             if platform == 'Docker':
                 self.container_platform.options = list(self.docker_options)
+
+    @run_before('run')
+    def hybrid_repeats(self):
+        '''Under the partition's launcher ReFrame runs one launcher line: the first repeats-1 runs of
+        the same line go before it, so the comparison keeps the best of `repeats` here too.'''
+        if not self.hybrid or self.repeats < 2:
+            return
+        if self.where == 'native':
+            program = ' '.join(shlex.quote(a) for a in [self.executable, *self.executable_opts])
+        else:      # launch_command adds the stage mount to the platform it is called on: use a copy
+            program = copy.deepcopy(self.container_platform).launch_command(self.stagedir)
+        # ReFrame copies the task counts to the job only when it writes the script, after this hook.
+        self.job.num_tasks, self.job.num_tasks_per_node = self.num_tasks, self.num_tasks_per_node
+        line = f'{self.job.launcher.run_command(self.job)} {program}'
+        self.prerun_cmds.append(f'for i in $(seq {self.repeats - 1}); do {line} || exit 1; done')
+
+    def check_mpi_abi(self):
+        '''Host launcher and image MPI must be one Open MPI major series; recorded, and fatal otherwise.'''
+        host, image = apptainer.mpi_version(), apptainer.mpi_version(self.image)
+        self.observations['host_mpi'] = '.'.join(map(str, host[1:])) if host else None
+        self.observations['image_mpi'] = '.'.join(map(str, image[1:])) if image else None
+        problem = apptainer.abi_problem(host, image)
+        if problem:
+            raise ReframeError(f'container check, MPI ABI check before the hybrid run of {self.image}: {problem}')
 
     def output_text(self):
         with open(os.path.join(self.stagedir, str(self.stdout))) as out, \
@@ -207,6 +305,12 @@ class ContainerVsNativeBase(YeebenchCheck):
 
     def extra_sanity(self):
         return []
+
+    @run_before('sanity')
+    def record_image(self):
+        '''The image's provenance (name, sha256, baked spack.lock, MPI versions) with the ratios.'''
+        self.observations.update({k: v for k, v in self.container.observations.items()
+                                  if k.startswith('image') or k.endswith('_mpi')})
 
     def add_ratio(self, name, native_value, container_value, unit, direction):
         self.add_fom(f'native_{name}', native_value, unit, direction)

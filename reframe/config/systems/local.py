@@ -12,7 +12,7 @@ import os
 import shutil
 import socket
 
-from yeebench import gpus, topology
+from yeebench import apptainer, gpus, topology
 
 _topo = topology.detect()
 _gpus = gpus.detect_nvidia()
@@ -30,6 +30,11 @@ for tool, platform in (('docker', 'Docker'), ('podman', 'Docker'), ('apptainer',
                        ('singularity', 'Singularity')):
     if shutil.which(tool) and all(p['type'] != platform for p in _container_platforms):
         _container_platforms.append({'type': platform})
+# Apptainer unpacked into build/ by containers/apptainer.sh: declared with its directory on PATH.
+_apptainer = apptainer.find()
+if _apptainer and not shutil.which('apptainer'):
+    _container_platforms.append({'type': 'Apptainer',
+                                 'env_vars': [['PATH', f'{os.path.dirname(_apptainer)}:$PATH']]})
 
 _env_vars = []
 if _ROOT:   # Open MPI refuses to start as root without these

@@ -13,6 +13,9 @@ Node count, CPUs per node and link rate are read from the running cluster's stat
 """
 import json
 import os
+import shutil
+
+from yeebench import apptainer
 
 _STATE = os.path.join(os.environ.get('YEEBENCH_VCLUSTER_DIR', '/run/yeebench-vcluster'), 'state.json')
 _SUBNET = '10.77.0.0/24'
@@ -59,8 +62,21 @@ if _shared:
     _env_vars.append(['OMPI_MCA_mpi_yield_when_idle', '1'])
     _env_vars.append(['OMPI_MCA_hwloc_base_binding_policy', 'none'])
 
+# Apptainer on the nodes (the same machine): hybrid MPI with `srun --mpi=pmix ... apptainer exec` and
+# `mpirun ... apptainer exec`; one unpacked into build/ by containers/apptainer.sh is put on PATH.
+_apptainer = apptainer.find()
+_container_platforms = [] if not _apptainer else [
+    {'type': 'Apptainer'} if shutil.which('apptainer') else
+    {'type': 'Apptainer', 'env_vars': [['PATH', f'{os.path.dirname(_apptainer)}:$PATH']]}]
+
+# extras.container_binds: host paths every container of a hybrid run gets (reframe/checks/container.py).
+# Under `srun --mpi=pmix` the ranks reach slurmd's PMIx server through files in its spool directory
+# (<state dir>/nodes/<node>/spool; unbound, MPI_Init fails in the container with "PMIX ERROR ...
+# gds_ds12_lock_pthread.c"), and Open MPI puts its session directory in the job's TMPDIR (Slurm's
+# TmpFS, <state dir>/tmp; unbound: "ORTE_ERROR_LOG ... session_dir.c"): the state directory holds both.
+# A site lists its SlurmdSpoolDir, TmpFS and interconnect libraries the same way.
 _extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
-           'cpus_shared': _shared}
+           'cpus_shared': _shared, 'container_binds': [os.path.dirname(_STATE)]}
 
 
 def _partition(name, launcher, descr, env_vars, features=(), extras=None):
@@ -78,6 +94,7 @@ def _partition(name, launcher, descr, env_vars, features=(), extras=None):
         'features': ['mpi', 'slurm', 'vcluster', 'hwloc'] + list(features),
         'env_vars': _env_vars + env_vars,
         'processor': _processor,
+        'container_platforms': _container_platforms,
         'extras': dict(_extras, **(extras or {})),
     }
 

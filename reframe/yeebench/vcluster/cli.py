@@ -56,7 +56,11 @@ def cmd_down(args) -> int:
     if os.geteuid() != 0:
         print("yeebench vcluster: cannot run here: needs root to remove namespaces", file=sys.stderr)
         return 2
-    cluster.down(_state_dir(args))
+    try:
+        cluster.down(_state_dir(args))
+    except cluster.NotOwner as err:
+        print(f"yeebench vcluster down: {err}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -67,6 +71,9 @@ def cmd_status(args) -> int:
     elif not info["up"]:
         left = f" (left-over namespaces: {', '.join(info['namespaces'])})" if info["namespaces"] else ""
         print(f"vcluster: down{left}")
+        if info["owner"] and info["owner"]["state_dir"] != info["state_dir"]:
+            from .owner import describe
+            print(f"  this machine's cluster is {describe(info['owner'])}")
     else:
         rate = info["link_rate_bps"]
         print(f"vcluster: {info['phase']}, links {'%g Gbit/s' % (rate / 1e9) if rate else 'unshaped'}, "

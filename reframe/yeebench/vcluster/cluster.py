@@ -5,7 +5,7 @@ import subprocess
 import time
 from typing import List, Optional
 
-from . import cpusets, daemons, netns, state
+from . import cpusets, daemons, netns, owner, state
 from .layout import HEAD_NAME, SWITCH_NETNS, Layout, hosts_text, slurm_conf_text
 from .sysrun import SystemError_, run
 
@@ -18,6 +18,16 @@ class ClusterError(RuntimeError):
 
 class AlreadyUp(ClusterError):
     """A cluster (or the remains of one) exists; `up` left it alone."""
+
+
+class NotOwner(ClusterError):
+    """The running cluster was started from another state directory; `down` left it alone."""
+
+
+def _claim_is_stale(held: dict) -> bool:
+    """A claim whose cluster is gone: no state file in its directory and its `up` no longer runs."""
+    return (not os.path.exists(os.path.join(held["state_dir"], state.STATE_FILE))
+            and not daemons.alive(int(held.get("pid", 0) or 0)))
 
 
 def host_cpus() -> List[int]:
@@ -73,8 +83,18 @@ def _wait_ready(layout: Layout, pids: dict, timeout: float) -> None:
 def up(layout: Layout, log=print) -> float:
     """Start everything; returns seconds taken. On failure, tears down what it started and raises."""
     t0 = time.monotonic()
-    if os.path.exists(os.path.join(layout.state_dir, state.STATE_FILE)) or netns.existing_namespaces():
+    if os.path.exists(os.path.join(layout.state_dir, state.STATE_FILE)):
         raise AlreadyUp("a virtual cluster is already up (or left over): run `yeebench vcluster down` first")
+    try:
+        owner.claim(layout.state_dir, stale=_claim_is_stale)
+    except owner.Claimed as err:
+        raise AlreadyUp(str(err))
+    leftovers = netns.existing_namespaces()
+    if leftovers:
+        owner.release(layout.state_dir)
+        raise AlreadyUp(f"namespaces {', '.join(leftovers)} exist with no owner record (left by a crash, or "
+                        f"a cluster started by an older yeebench): once nothing runs there, remove them "
+                        f"with `yeebench vcluster down`")
     pids = {}
     cgroup_parent = cpusets.detect_root()
     remove_state_tree(layout.state_dir)      # logs a failed earlier `up` left for reading
@@ -134,6 +154,8 @@ def down(state_dir: str, log=print, keep_logs: bool = False) -> float:
     """Stop and remove everything a previous `up` may have left, whether it finished or crashed.
     Safe to run any number of times. Returns seconds taken."""
     t0 = time.monotonic()
+    if not owner.owns(state_dir):
+        raise NotOwner(f"{owner.describe(owner.read())} is not the one of {state_dir}: left it alone")
     record = state.load(state_dir)
     daemon_pids = record["daemons"] if record else {}
     cgroup_parent = record["cgroup_parent"] if record else None
@@ -141,9 +163,10 @@ def down(state_dir: str, log=print, keep_logs: bool = False) -> float:
     ours = netns.existing_namespaces()
     in_namespaces = sorted({pid for ns in ours for pid in netns.namespace_pids(ns)})
     stopped = daemons.stop_pids(in_namespaces)
-    # 2. Recorded daemons outside the namespaces (munged), only if the PID still runs that program.
+    # 2. Recorded daemons outside the namespaces (munged), only if the PID still runs that program
+    #    with this cluster's files (its command line names the state directory).
     for name, pid in daemon_pids.items():
-        stopped += daemons.stop_pids([pid], expect_in_cmdline=name.split("@")[0])
+        stopped += daemons.stop_pids([pid], expect_in_cmdline=[name.split("@")[0], state_dir])
     # 3. Leftovers still in our cgroups, then the cgroups themselves.
     stopped += daemons.stop_pids(cpusets.cgroup_pids(cgroup_parent), grace=2)
     cpusets.remove_all(cgroup_parent)
@@ -152,6 +175,7 @@ def down(state_dir: str, log=print, keep_logs: bool = False) -> float:
         netns.delete(ns)
     # 5. What we wrote in the state directory (logs are kept when a failed `up` wants them read).
     remove_state_tree(state_dir, keep_logs)
+    owner.release(state_dir)
     log(f"vcluster down: stopped {len(set(stopped))} processes, removed {len(ours)} namespaces"
         f"{', cgroups' if cgroup_parent else ''} and {state_dir} in {time.monotonic() - t0:.1f} s")
     return time.monotonic() - t0
@@ -159,7 +183,8 @@ def down(state_dir: str, log=print, keep_logs: bool = False) -> float:
 
 def status(state_dir: str) -> dict:
     record = state.load(state_dir)
-    result = {"up": False, "state_dir": state_dir, "namespaces": netns.existing_namespaces()}
+    result = {"up": False, "state_dir": state_dir, "namespaces": netns.existing_namespaces(),
+              "owner": owner.read()}
     if not record:
         return result
     layout = record["layout"]

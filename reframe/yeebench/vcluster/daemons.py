@@ -97,11 +97,12 @@ def cmdline(pid: int) -> str:
         return ""
 
 
-def stop_pids(pids: List[int], expect_in_cmdline: Optional[str] = None, grace: float = 5.0) -> List[int]:
+def stop_pids(pids: List[int], expect_in_cmdline: Optional[List[str]] = None, grace: float = 5.0) -> List[int]:
     """SIGTERM, wait up to `grace` s, then SIGKILL. With `expect_in_cmdline`, a PID whose command line
-    does not contain it is left alone (the PID was reused by something else). Returns PIDs signalled."""
+    lacks any of those strings is left alone (the PID was reused by something else, or belongs to
+    another run's daemon). Returns PIDs signalled."""
     targets = [p for p in pids if p > 1 and p != os.getpid() and alive(p)
-               and (expect_in_cmdline is None or expect_in_cmdline in cmdline(p))]
+               and all(word in cmdline(p) for word in expect_in_cmdline or [])]
     for pid in targets:
         try:
             os.kill(pid, signal.SIGTERM)

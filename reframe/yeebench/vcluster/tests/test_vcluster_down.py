@@ -33,10 +33,11 @@ def test_down_twice_and_without_anything(tmp_path, no_real_network):
 
 
 def test_down_after_crash_stops_recorded_daemon_but_not_a_reused_pid(tmp_path, no_real_network):
-    ours = _spawn("munged-yb")                 # stands for our munged (its command line says so)
+    state_dir = tmp_path / "vc"
+    ours = _spawn(f"'munged --socket={state_dir}/munge/munge.socket'")   # our munged, by its command line
     stranger = _spawn("unrelated")             # a PID the crashed run recorded, now reused
     try:
-        layout = make_layout(1, 1, "none", [0], state_dir=str(tmp_path / "vc"))
+        layout = make_layout(1, 1, "none", [0], state_dir=str(state_dir))
         os.makedirs(layout.path("etc"))
         state.save(layout, {"munged": ours.pid, "slurmctld": stranger.pid}, None, "starting")
         cluster.down(layout.state_dir, log=lambda *_: None)

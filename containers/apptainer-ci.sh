@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Apptainer stage of containers/ci-build.sh, run while its private dockerd ($DOCKER_HOST) holds $IMAGE:
+#   1. apptainer from PATH, else the lab's unpacked into build/ (containers/apptainer.sh); neither: exit 3;
+#   2. `apptainer build yeebench.sif containers/yeebench.def` (Bootstrap: docker-daemon), then its %test;
+#   3. the ReFrame smoke set inside the SIF (`apptainer run yeebench.sif smoke`);
+#   4. native vs container through ReFrame's Apptainer platform: the host's mpirun starts one
+#      `apptainer exec` per rank (hybrid MPI), solver Mcells/s and NetPIPE latency/bandwidth ratios;
+#   5. build/containers/ci-apptainer.json: SIF size, sha256, timings, smoke result, ratios.
+# Environment: IMAGE (yeebench:latest), OUT (build/containers), PY (.venv/bin/python).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+out=${OUT:-$repo/build/containers}
+image=${IMAGE:-yeebench:latest}
+py=${PY:-$repo/.venv/bin/python}
+log() { echo "apptainer-ci: $*"; }
+fail() { log "error: $*"; exit 1; }
+mkdir -p "$out"
+
+rc=0; app=$(bash containers/apptainer.sh) || rc=$?
+[ "$rc" -eq 3 ] && { log "SKIPPED: no apptainer on PATH and no lab copy (see above)"; exit 3; }
+[ "$rc" -eq 0 ] || exit 1
+# As root without every capability (CAP_SYS_RESOURCE in some containers) `apptainer exec` needs --drop-caps.
+read -r -a opts <<< "$("$py" -c 'import sys; sys.path.insert(0, "reframe")
+from yeebench import apptainer; print(" ".join(apptainer.exec_options()))')"
+version=$("$app" --version)
+log "$version ($app)${opts[*]:+, exec options: ${opts[*]}}"
+
+# --- 2. the SIF -----------------------------------------------------------------------------------------
+def=containers/yeebench.def
+if [ "$image" != yeebench:latest ]; then        # the recipe names yeebench:latest; another tag gets a copy
+    def=$out/yeebench.def && sed "s|^From: yeebench:latest$|From: $image|" containers/yeebench.def > "$def"
+fi
+sif=$out/yeebench.sif
+t0=$(date +%s)
+log "apptainer build $sif $def (log: $out/apptainer-build.log)"
+rm -f "$sif.tmp"
+"$app" build --notest "$sif.tmp" "$def" > "$out/apptainer-build.log" 2>&1 \
+    || { tail -5 "$out/apptainer-build.log"; rm -f "$sif.tmp"; fail "$def: apptainer build failed (bootstrap docker-daemon:$image)"; }
+mv -f "$sif.tmp" "$sif"
+"$app" test "${opts[@]}" "$sif" > "$out/apptainer-test.log" 2>&1 \
+    || { tail -5 "$out/apptainer-test.log"; fail "$sif: the image's %test failed (log $out/apptainer-test.log)"; }
+t1=$(date +%s)
+size=$(stat -c %s "$sif")
+sha=$(sha256sum "$sif" | cut -d' ' -f1)
+log "built $sif in $((t1 - t0)) s: $((size / 1000000)) MB, sha256 $sha"
+
+# --- 3. the smoke set inside the SIF ---------------------------------------------------------------------
+rundir=$out/apptainer-smoke
+rm -rf "$rundir" && mkdir -p "$rundir"
+log "smoke set inside the SIF: apptainer run ${opts[*]} $sif smoke (log: $out/apptainer-smoke.log)"
+timeout 600 "$app" run "${opts[@]}" --cleanenv --env "YEEBENCH_RUN_DIR=$rundir" "$sif" smoke \
+    > "$out/apptainer-smoke.log" 2>&1 \
+    || { grep -E 'FAIL|PASSED|FAILED|rror' "$out/apptainer-smoke.log" | tail -15; fail "smoke set inside $sif failed"; }
+sed 's/\x1b\[[0-9;]*m//g' "$out/apptainer-smoke.log" | grep -E '^\[ +(PASSED|FAILED) +\]' \
+    || fail "no ReFrame summary in $out/apptainer-smoke.log"
+t2=$(date +%s)
+
+# --- 4. native vs container, hybrid MPI, through ReFrame's Apptainer platform ------------------------------
+log "ReFrame: native vs container on Apptainer (hybrid: mpirun ... apptainer exec) (log: $out/reframe-apptainer.log)"
+rc=0
+"$repo/.venv/bin/reframe" -C reframe/config/settings.py -c reframe/checks/container.py \
+    --prefix "$out/reframe-apptainer" --report-file "$out/reframe-apptainer.json" --exec-policy=serial \
+    -S platform=Apptainer -S "image=$sif" -r > "$out/reframe-apptainer.log" 2>&1 || rc=$?
+grep -E '^\[ +(OK|FAIL) +\]|^\[  PASSED  \]|^\[  FAILED  \]' "$out/reframe-apptainer.log" || true
+[ "$rc" -eq 0 ] || { tail -30 "$out/reframe-apptainer.log"; fail "Apptainer container check failed (rc $rc)"; }
+t3=$(date +%s)
+
+"$py" containers/ci_summary.py --out "$out/ci-apptainer.json" --image "$sif" --size "$size" --sha256 "$sha" \
+    --runtime "$version" --timing build=$((t1 - t0)) --timing smoke=$((t2 - t1)) \
+    --timing native_vs_container=$((t3 - t2)) --smoke-log "$out/apptainer-smoke.log" \
+    --reframe-report "$out/reframe-apptainer.json" || fail "see the summary above"
+log "ok in $((t3 - t0)) s"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Hybrid MPI with the Apptainer image across two nodes of the virtual Slurm cluster, through ReFrame:
+#   containers/vcluster-apptainer.sh [SIF]        # default build/containers/yeebench.sif (containers/ci-build.sh)
+# Brings up its own 2-node cluster (own state directory, unshaped links), runs reframe/checks/container.py
+# on both vcluster partitions with one rank per node: `srun --mpi=pmix ... apptainer exec` and
+# `mpirun ... apptainer exec` against the same launcher line on the host binaries, then takes the cluster
+# down again in every case. Figures: build/containers/vcluster-apptainer/ci-vcluster-apptainer.json.
+# Skips (exit 0, reason printed) without the SIF, without apptainer, or where the cluster cannot run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+case "${1:-}" in -h|--help) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+sif=$(realpath -m "${1:-build/containers/yeebench.sif}")
+out=$repo/build/containers/vcluster-apptainer
+py=${PY:-$repo/.venv/bin/python}
+yb=$repo/.venv/bin/yeebench
+log() { echo "vcluster-apptainer: $*"; }
+[ -f "$sif" ] || { log "SKIPPED: no image $sif (containers/ci-build.sh builds it)"; exit 0; }
+rc=0; bash containers/apptainer.sh > /dev/null || rc=$?
+[ "$rc" -eq 3 ] && { log "SKIPPED: no apptainer (see above)"; exit 0; }
+[ "$rc" -eq 0 ] || exit 1
+reason=$("$yb" vcluster preflight 2>&1) || { log "SKIPPED: $reason"; exit 0; }
+
+rm -rf "$out" && mkdir -p "$out"
+state=$(mktemp -d /run/yeebench-vcluster-apptainer.XXXXXX)
+cluster_up=0
+finish() {
+    local rc=$?
+    [ "$cluster_up" = 1 ] && "$yb" vcluster down --state-dir "$state" || true
+    rmdir "$state" 2>/dev/null || true
+    exit $rc
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+t0=$(date +%s)
+"$yb" vcluster up --nodes 2 --state-dir "$state"
+cluster_up=1
+t1=$(date +%s)
+log "ReFrame on vcluster (srun and mpirun partitions), one rank per node (log: $out/reframe.log)"
+rc=0
+YEEBENCH_RFM_DIR=$out/reframe YEEBENCH_PREFIX=${YEEBENCH_PREFIX:-$repo/build/install} \
+    "$yb" vcluster exec --state-dir "$state" -- "$repo/.venv/bin/reframe" -C reframe/config/settings.py \
+    -c reframe/checks/container.py --system vcluster --exec-policy=serial \
+    -S platform=Apptainer -S "image=$sif" -S ranks_per_node=1 \
+    --report-file "$out/report.json" -r > "$out/reframe.log" 2>&1 || rc=$?
+t2=$(date +%s)
+sed 's/\x1b\[[0-9;]*m//g' "$out/reframe.log" | grep -E '^\[ +(OK|FAIL|SKIP) +\]|^P: |^\[  PASSED  \]|^\[  FAILED  \]' || true
+[ "$rc" -eq 0 ] || { tail -40 "$out/reframe.log"; log "error: the hybrid checks failed (rc $rc)"; exit 1; }
+"$py" containers/ci_summary.py --out "$out/ci-vcluster-apptainer.json" --image "$sif" --size "$(stat -c %s "$sif")" \
+    --sha256 "$(sha256sum "$sif" | cut -d' ' -f1)" --runtime "$("$(bash containers/apptainer.sh)" --version) (vcluster, 2 nodes)" \
+    --timing up=$((t1 - t0)) --timing reframe=$((t2 - t1)) --reframe-report "$out/report.json" \
+    || { log "error: see the summary above"; exit 1; }
+log "ok"

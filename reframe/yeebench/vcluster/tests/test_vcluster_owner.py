@@ -1,0 +1,87 @@
+"""One machine, two runs: `up` says whose cluster is up, `down` touches only the cluster it owns."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from yeebench.vcluster import cluster, cpusets, daemons, netns, owner, state
+from yeebench.vcluster.layout import make_layout
+
+
+def someone_elses_cluster(tmp_path):
+    """A cluster up from another state directory: its state file and its claim on the names."""
+    other = tmp_path / "other-run"
+    other.mkdir()
+    (other / state.STATE_FILE).write_text("{}")
+    with open(owner.CLAIM_PATH, "w") as f:
+        json.dump({"state_dir": str(other), "pid": 4242, "user": "alice", "cwd": "/home/alice/yeebench",
+                   "started": "2026-01-01T00:00:00Z"}, f)
+    return other
+
+
+def test_up_while_another_cluster_is_up_says_whose_it_is(tmp_path, monkeypatch):
+    other = someone_elses_cluster(tmp_path)
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: ["ybvc-switch", "ybvc-vc0"])
+    monkeypatch.setattr(netns, "create", lambda layout: pytest.fail("must not create namespaces"))
+    layout = make_layout(1, 1, "none", [0], state_dir=str(tmp_path / "mine"))
+    with pytest.raises(cluster.AlreadyUp) as err:
+        cluster.up(layout)
+    assert str(other) in str(err.value) and "alice" in str(err.value) and "pid 4242" in str(err.value)
+    assert f"down --state-dir {other}" in str(err.value)
+    assert owner.read()["state_dir"] == str(other)           # the other run's claim is untouched
+
+
+def test_down_leaves_a_cluster_another_run_started_alone(tmp_path, monkeypatch):
+    other = someone_elses_cluster(tmp_path)
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: ["ybvc-switch", "ybvc-vc0"])
+    touched = []
+    monkeypatch.setattr(netns, "delete", touched.append)
+    monkeypatch.setattr(netns, "namespace_pids", lambda ns: touched.append(ns) or [])
+    monkeypatch.setattr(cpusets, "remove_all", touched.append)
+    with pytest.raises(cluster.NotOwner, match="left it alone"):
+        cluster.down(str(tmp_path / "mine"), log=lambda *_: None)
+    assert touched == [] and (other / state.STATE_FILE).exists() and owner.read()["state_dir"] == str(other)
+
+
+def test_the_cli_down_says_so_in_one_line_and_fails(tmp_path, monkeypatch, capsys):
+    from yeebench.vcluster import cli
+    someone_elses_cluster(tmp_path)
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: ["ybvc-switch"])
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    args = type("Args", (), {"state_dir": str(tmp_path / "mine")})()
+    assert cli.cmd_down(args) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "started by user alice" in err
+
+
+def test_a_claim_left_by_a_gone_cluster_is_taken_over(tmp_path, monkeypatch):
+    with open(owner.CLAIM_PATH, "w") as f:      # its state directory is gone and its pid is not running
+        json.dump({"state_dir": str(tmp_path / "gone"), "pid": 2 ** 22 + 7}, f)
+    owner.claim(str(tmp_path / "mine"), stale=cluster._claim_is_stale)
+    assert owner.read()["state_dir"] == str(tmp_path / "mine") and owner.read()["pid"] == os.getpid()
+    assert owner.owns(str(tmp_path / "mine")) and not owner.owns(str(tmp_path / "gone"))
+
+
+def test_down_releases_its_own_claim_and_a_failed_up_too(tmp_path, monkeypatch):
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: [])
+    monkeypatch.setattr(cpusets, "detect_root", lambda: None)
+    monkeypatch.setattr(netns, "create", lambda layout: (_ for _ in ()).throw(OSError("no namespaces here")))
+    layout = make_layout(1, 1, "none", [0], state_dir=str(tmp_path / "mine"))
+    with pytest.raises(cluster.ClusterError, match="no namespaces here"):
+        cluster.up(layout)
+    assert owner.read() is None                      # the failed up gave the names back
+    owner.claim(layout.state_dir, stale=lambda held: False)
+    cluster.down(layout.state_dir, log=lambda *_: None)
+    assert owner.read() is None
+
+
+def test_a_recorded_daemon_of_another_state_directory_is_not_stopped(tmp_path):
+    other_munged = subprocess.Popen(["bash", "-c", f"exec -a 'munged --socket={tmp_path}/other/munge.socket' "
+                                                   "sleep 30"])
+    try:
+        assert daemons.stop_pids([other_munged.pid], expect_in_cmdline=["munged", str(tmp_path / "mine")]) == []
+        assert other_munged.poll() is None
+    finally:
+        other_munged.kill()
+        other_munged.wait()
