@@ -239,12 +239,13 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
     for (int t = 0; t < run; ++t)
       for (int a = 0; a < 3; ++a) {  // toward a neighbour: recompute its cells that later steps need
         plan.box[t].lo[a] = coords[a] > 0 ? 1 - (run - t) : 1;
-        plan.box[t].hi[a] = coords[a] < opt.dims[a] - 1 ? f.n[a] + 1 + (run - 1 - t) : f.n[a] + 1;
+        plan.ebox[t].lo[a] = coords[a] > 0 ? 1 - (run - 1 - t) : 1;
+        plan.box[t].hi[a] = plan.ebox[t].hi[a] = coords[a] < opt.dims[a] - 1 ? f.n[a] + 1 + (run - 1 - t) : f.n[a] + 1;
       }
     plan.has_source = opt.source != "none";
     for (int a = 0; a < 3; ++a) {
       plan.source[a] = opt.source_pos[a] - f.goff[a] + 1;
-      plan.has_source = plan.has_source && plan.source[a] >= plan.box[0].lo[a] && plan.source[a] < plan.box[0].hi[a];
+      plan.has_source = plan.has_source && plan.source[a] >= plan.ebox[0].lo[a] && plan.source[a] < plan.ebox[0].hi[a];
     }
     for (int t = 0; t < run; ++t) plan.source_value[t] = source_waveform(opt, double(st + t + 1) * opt.courant);
     plan.samples = np ? samples.data() + std::size_t(st) * np : nullptr;

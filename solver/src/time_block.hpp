@@ -10,16 +10,18 @@
 
 namespace yee {
 
-// One pass: steps 0..steps-1 of a block of time steps. Step t updates H then E on box[t]
-// (local indices; on a face toward a neighbour rank the box reaches t-dependent depths
-// into the ghost layers, where the pass recomputes the neighbour's cells redundantly).
+// One pass: steps 0..steps-1 of a block of time steps. Step t updates H on box[t] and E on
+// ebox[t] (local indices; on a face toward a neighbour rank the boxes reach t-dependent
+// depths into the ghost layers, where the pass recomputes the neighbour's cells
+// redundantly; ebox[t] lies inside box[t] and shares its upper bounds).
 struct PassPlan {
   static constexpr int kMaxSteps = 64;
   int steps = 0;
   Box box[kMaxSteps];
+  Box ebox[kMaxSteps];
   long tile_rows = 8;  // j rows per tile (in the skewed coordinate j + t)
   // Soft source: added to Ez at `source` (local indices) right after E is updated
-  // there, at every step t whose box holds it.
+  // there, at every step t whose ebox holds it.
   bool has_source = false;
   long source[3] = {0, 0, 0};
   double source_value[kMaxSteps] = {};

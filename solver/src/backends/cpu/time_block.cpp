@@ -42,10 +42,11 @@ inline void tile_rows_of(const PassPlan& p, long u0, long m, int t, long& ja, lo
   jb = std::min(p.box[t].hi[1], u0 + (m + 1) * p.tile_rows - t);
 }
 
+// Source and probes of row (i, j) after step t updated it (E included).
 template <typename T>
 inline void hooks(Fields<T>& f, const PassPlan& p, int t, long i, long j) {
-  if (p.has_source && p.source[0] == i && p.source[1] == j && p.source[2] >= p.box[t].lo[2] &&
-      p.source[2] < p.box[t].hi[2]) {
+  if (p.has_source && p.source[0] == i && p.source[1] == j && p.source[2] >= p.ebox[t].lo[2] &&
+      p.source[2] < p.ebox[t].hi[2]) {
     T& x = f.comp[kEz][f.at(i, j, p.source[2])];
     x = T(x + T(p.source_value[t]));  // the time loop's add_to, bit for bit
   }
@@ -98,14 +99,19 @@ void time_block_pass(Fields<T>& f, const PassPlan& p, T c) {
         }
         for (int t = 0; t < nt; ++t) {
           const Box& b = p.box[t];
+          const Box& eb = p.ebox[t];
           const long i = front - t;
           if (i < b.lo[0] || i >= b.hi[0]) continue;
           long ja, jb;
           tile_rows_of(p, u0, m, t, ja, jb);
-          const bool hook = hooked[std::size_t(i - plane0)] != 0;
+          // The lowest recomputed layers toward a neighbour get H only: their E would need
+          // H from below the halo (and no later step reads it).
+          const bool e_plane = i >= eb.lo[0];
+          const bool hook = e_plane && hooked[std::size_t(i - plane0)] != 0;
           for (long j = ja; j < jb; ++j) {
             h_row<T, false>(f, i, j, b.lo[2], b.hi[2], c, unused, unused);
-            e_row(f, i, j, b.lo[2], b.hi[2], c);
+            if (!e_plane || j < eb.lo[1]) continue;
+            e_row(f, i, j, eb.lo[2], eb.hi[2], c);
             if (hook) hooks(f, p, t, i, j);
           }
         }
