@@ -48,7 +48,7 @@ def run(precision, ranks, threads, kernel, flags, probe_field):
 
 
 for precision in (("f64",) if SMALL else ("f32", "f64")):
-    for probe_field in ("Ez", "Hy"):
+    for probe_field in (("Ez",) if SMALL else ("Ez", "Hy")):
         ref, ref_csv = run(precision, 1, 1, "fused", [], probe_field)
         check(ref["valid"] and ref["e_max"] > 0 and len(ref["energy_series"]) == 5,
               "%s %s: fused reference ran, energy at %s" % (precision, probe_field, [s for s, _ in ref["energy_series"]]))
