@@ -1,13 +1,14 @@
 // Cache model of the wavefront kernel (solver/README.md, "Wavefront kernel"): picks the
 // time block T and the tile rows B for one rank.
 //
-// A thread sweeping one tile keeps about T+2 planes of B+T+1 rows (6 components, nz + 2
-// ghost cells each) in its cache: step t at plane i reads planes i-1..i+1, and rows
-// j-1..j+1 of rows that move down by one per step. Each row of a tile is loaded from
-// memory (or the shared L3) once per pass and serves T steps of B rows, so the traffic
-// per cell update is the fused kernel's times (B + T + 1) / (B * T). The model takes the
-// (T, B) with the least traffic whose working set fits in 3/4 of the cache, at least two
-// tiles per thread (so the threads' pipeline has work), T <= max_steps.
+// Rows are nz + 2 cells of 6 components. Step t+1 of a front reuses the planes step t has
+// just updated, so about 3 planes of B + 2 rows must stay in a core's L2: that bounds B.
+// A tile's rows are loaded from memory once per pass and serve T steps of B rows, so the
+// memory traffic per cell update is the fused kernel's times r = (B + T + 1) / (B * T). T
+// grows until r <= 1/3 (the fused kernel is memory bound at about a third of the row
+// kernels' in-cache speed, so less traffic buys nothing) and stays as small as that allows,
+// since every extra step in flight adds a plane to the working set. Both are capped by the
+// flags, by max_steps (the halo depth a subdomain allows) and by two tiles per thread.
 #include <algorithm>
 
 #include "time_block.hpp"
@@ -17,27 +18,15 @@ namespace yee {
 BlockChoice choose_time_block(long nz, long ny, int word_bytes, int threads, std::size_t cache_bytes,
                               long max_steps, long fixed_steps, long fixed_tile) {
   const double row_bytes = 6.0 * double(nz + 2) * word_bytes;
-  const double budget = 0.75 * double(cache_bytes);
-  const long t_lo = fixed_steps > 0 ? fixed_steps : std::min<long>(2, std::max<long>(1, max_steps));
-  const long t_hi = fixed_steps > 0 ? fixed_steps : std::min<long>(16, std::max<long>(1, max_steps));
-  const long b_lo = fixed_tile > 0 ? fixed_tile : 1;
-  const long b_hi = fixed_tile > 0 ? fixed_tile : std::max<long>(1, ny / (2L * std::max(1, threads)));
-  auto ratio = [](long t, long b) { return double(b + t + 1) / (double(b) * double(t)); };
-  auto bytes = [&](long t, long b) { return double(t + 2) * double(b + t + 1) * row_bytes; };
-  // Least traffic among the choices that fit; when none fits, the smallest working set.
-  BlockChoice best{t_lo, b_lo, ratio(t_lo, b_lo)};
-  bool best_fits = bytes(t_lo, b_lo) <= budget;
-  for (long t = t_lo; t <= t_hi; ++t)
-    for (long b = b_lo; b <= b_hi; ++b) {
-      const bool fits = bytes(t, b) <= budget;
-      const bool better = fits ? (!best_fits || ratio(t, b) < best.traffic_ratio)
-                               : (!best_fits && bytes(t, b) < bytes(best.steps, best.tile_rows));
-      if (better) {
-        best = {t, b, ratio(t, b)};
-        best_fits = fits;
-      }
-    }
-  return best;
+  const long tile_cap = std::max<long>(1, ny / (2L * std::max(1, threads)));
+  const long l2_rows = long(double(cache_bytes) / (3.0 * row_bytes)) - 2;
+  const long b = fixed_tile > 0 ? fixed_tile : std::max<long>(1, std::min(tile_cap, l2_rows));
+  const long t_cap = std::max<long>(1, std::min<long>(max_steps, 16));
+  auto ratio = [b](long t) { return double(b + t + 1) / (double(b) * double(t)); };
+  long t = fixed_steps > 0 ? fixed_steps : std::min<long>(2, t_cap);
+  if (fixed_steps <= 0)
+    while (t < t_cap && ratio(t) > 1.0 / 3.0) ++t;
+  return {t, b, ratio(t)};
 }
 
 }  // namespace yee
