@@ -8,6 +8,9 @@ FOMs: Mcells/s, parallel efficiency against a 1-core run in the same job (%),
 and the share of time in halo exchange (%).  Sanity: the solver's energy and
 checksum are finite and its run is valid (for the baseline run too).
 
+`kernel`: 'fused' (bandwidth-bound) or 'wavefront' (cache-blocked, several steps per pass);
+their Mcells/s ratio per system is how much a node gains from its caches.
+
 `backend`: 'cpu' runs `yee`; 'cuda' runs `yee-cuda` (the solver's CUDA build, from
 $YEEBENCH_PREFIX/bin or PATH) with one rank per GPU, only on partitions with the `gpu`
 feature (extras.num_gpus GPUs per node); there `cores_used` counts GPUs and the
@@ -35,13 +38,17 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     #: Kernel backend: 'cpu' (yee) or 'cuda' (yee-cuda, one GPU per rank; partitions with the gpu feature).
     backend = parameter(['cpu', 'cuda'])
 
+    #: Update kernel: 'fused' (one pass over the fields per step: the memory-bandwidth-bound figure) or
+    #: 'wavefront' (several steps per pass over cache-sized tiles: the cache-blocked figure; cpu backend only).
+    kernel = parameter(['fused', 'wavefront'])
+
     #: Grid edge of the 1-core baseline (defaults to the run's own grid).
     baseline_grid = variable(int, value=0)
 
     @run_after('init')
     def gpu_partitions_only(self):
         if self.backend == 'cuda':
-            self.valid_systems = ['+mpi +gpu']
+            self.valid_systems = ['+mpi +gpu'] if self.kernel == 'fused' else []  # no wavefront kernel on GPUs
 
     @property
     def gpus_per_node(self):
@@ -49,7 +56,7 @@ class FdtdBase(SolverMixin, YeebenchCheck):
 
     def solver_options(self, grid=None, report=None):
         # --gpu-per-rank: an error instead of two ranks silently sharing one GPU
-        extra = ['--gpu-per-rank'] if self.backend == 'cuda' else []
+        extra = ['--gpu-per-rank'] if self.backend == 'cuda' else ['--kernel', self.kernel]
         return super().solver_options(grid, report) + extra
 
     def layout(self):
@@ -127,7 +134,7 @@ class _ScalingBase(FdtdBase):
 
     @run_after('init')
     def smoke_subset(self):
-        if self.threads_per_rank == 1 and self.cores_used <= 2:
+        if self.threads_per_rank == 1 and self.cores_used <= 2 and self.kernel == 'fused':
             self.tags |= {'smoke'}
             self.grid, self.steps = 48, 30
 

@@ -3,6 +3,7 @@
 
   python3 solver/bench/openems_box.py [--n 256] [--steps 200] [--threads 2]
                                       [--engine multithreaded] [--repeats 3] [--keep DIR]
+                                      [--yee PATH [--kernels fused,wavefront]]
 
 Needs the openEMS binary (Debian: `apt-get install openems`; installed by hand, not a
 dependency of the suite, not run by CI). The box: n mesh lines per axis, i.e. n^3 FDTD cells as openEMS counts them (dx = 1 mm), PEC on
@@ -61,6 +62,8 @@ def main():
     ap.add_argument("--keep", help="keep the XML and openEMS output in this directory")
     ap.add_argument("--yee", help="also run this yee binary on the same box (f32, same threads and steps) "
                                   "right after each openEMS run, for a side-by-side figure")
+    ap.add_argument("--kernels", default="fused", help="yee kernels to run after each openEMS run (default fused), "
+                                                     "e.g. fused,wavefront")
     a = ap.parse_args()
     if a.n < 4 or a.steps < 1 or a.threads < 1 or a.repeats < 1:
         sys.exit("openems_box: error: --n >= 4, --steps, --threads, --repeats >= 1")
@@ -72,7 +75,8 @@ def main():
     xml = os.path.join(work, "box.xml")
     with open(xml, "w") as f:
         f.write(box_xml(a.n, a.steps))
-    best = yee_best = None
+    kernels = a.kernels.split(",")
+    best, yee_best = None, {}
     for r in range(a.repeats):
         p = subprocess.run([exe, "box.xml", "--engine=" + a.engine, "--numThreads=%d" % a.threads],
                            cwd=work, capture_output=True, text=True)
@@ -85,22 +89,22 @@ def main():
                "steps": a.steps, "repeat": r, "mcells_per_s": speed}
         print(json.dumps(row), flush=True)
         best = speed if best is None else max(best, speed)
-        if a.yee:
+        for kernel in kernels if a.yee else []:
             env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
             q = subprocess.run([a.yee, "--n", str(a.n), "--steps", str(a.steps), "--precision", "f32",
-                                "--threads", str(a.threads), "--source", "gauss-sine", "--quiet"],
+                                "--threads", str(a.threads), "--source", "gauss-sine", "--kernel", kernel, "--quiet"],
                                capture_output=True, text=True, env=env)
             if q.returncode != 0:
                 sys.exit("openems_box: error: yee exited %d: %s" % (q.returncode, q.stderr.strip()[-500:]))
             y = json.loads(q.stdout)["mcells_per_s"]
-            yee_best = y if yee_best is None else max(yee_best, y)
-            print(json.dumps({"program": "yee", "precision": "f32", "threads": a.threads, "n": a.n,
+            yee_best[kernel] = max(y, yee_best.get(kernel, y))
+            print(json.dumps({"program": "yee", "kernel": kernel, "precision": "f32", "threads": a.threads, "n": a.n,
                               "steps": a.steps, "repeat": r, "mcells_per_s": y}), flush=True)
     print(json.dumps({"program": "openEMS", "engine": a.engine, "threads": a.threads, "n": a.n,
                       "best_mcells_per_s": best}))
-    if a.yee:
-        print(json.dumps({"program": "yee", "precision": "f32", "threads": a.threads, "n": a.n,
-                          "best_mcells_per_s": yee_best}))
+    for kernel, y in yee_best.items():
+        print(json.dumps({"program": "yee", "kernel": kernel, "precision": "f32", "threads": a.threads, "n": a.n,
+                          "best_mcells_per_s": y, "vs_openems": y / best}))
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -126,6 +126,45 @@ void Halo<T>::exchange_e_up(Fields<T>& f) {
     }
 }
 
+template <typename T>
+void Halo<T>::exchange_deep(Fields<T>& f, long depth) {
+  for (int a = 0; a < 3; ++a) {
+    const int nb[2] = {lower_[a], upper_[a]};
+    if (nb[0] == MPI_PROC_NULL && nb[1] == MPI_PROC_NULL) continue;
+    Box base;
+    for (int b = 0; b < 3; ++b) {
+      base.lo[b] = b < a ? 1 - depth : 1;  // earlier axes: their ghosts are filled by now
+      base.hi[b] = b < a ? f.n[b] + 1 + depth : f.n[b] + 1;
+    }
+    Box send[2] = {base, base}, recv[2] = {base, base};
+    send[0].lo[a] = 1, send[0].hi[a] = 1 + depth;                  // lowest owned layers -> lower
+    send[1].lo[a] = f.n[a] + 1 - depth, send[1].hi[a] = f.n[a] + 1;  // highest owned layers -> upper
+    recv[0].lo[a] = 1 - depth, recv[0].hi[a] = 1;
+    recv[1].lo[a] = f.n[a] + 1, recv[1].hi[a] = f.n[a] + 1 + depth;
+    std::size_t count = 6;
+    for (int b = 0; b < 3; ++b) count *= std::size_t(send[0].hi[b] - send[0].lo[b]);
+    reqs_.clear();
+    for (int s = 0; s < 2; ++s) {  // tag 10+a travels up, 20+a down
+      if (nb[s] == MPI_PROC_NULL) continue;
+      deep_recv_[s].resize(count);
+      reqs_.emplace_back();
+      MPI_Irecv(deep_recv_[s].data(), int(count), type_, nb[s], s == 0 ? 10 + a : 20 + a, cart_, &reqs_.back());
+    }
+    for (int s = 0; s < 2; ++s) {
+      if (nb[s] == MPI_PROC_NULL) continue;
+      deep_send_[s].resize(count);
+      kernels::pack_box(f, send[s], deep_send_[s].data());
+      reqs_.emplace_back();
+      MPI_Isend(deep_send_[s].data(), int(count), type_, nb[s], s == 0 ? 20 + a : 10 + a, cart_, &reqs_.back());
+      bytes_ += double(count) * sizeof(T);
+    }
+    MPI_Waitall(int(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
+    reqs_.clear();
+    for (int s = 0; s < 2; ++s)
+      if (nb[s] != MPI_PROC_NULL) kernels::unpack_box(f, recv[s], deep_recv_[s].data());
+  }
+}
+
 template class Halo<float>;
 template class Halo<double>;
 

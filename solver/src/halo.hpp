@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernel_contract.hpp"
+#include "time_block.hpp"
 
 namespace yee {
 
@@ -29,6 +30,10 @@ class Halo {
   // E: owned bottom layer -> lower neighbour's high ghost.
   void post_e() { post(true); }
   void finish_e(Fields<T>& f) { finish(f, true); }
+  // Wavefront kernel: all six components, `depth` layers on every face toward a neighbour,
+  // both ways; axis by axis, each axis's messages carrying the ghosts filled along the
+  // axes before it, so edge and corner ghosts arrive too. Blocking; depth <= ghost layers.
+  void exchange_deep(Fields<T>& f, long depth);
   // Normal E component upwards (only for div E, which reads E at index-1).
   void exchange_e_up(Fields<T>& f);
   double bytes_sent() const { return bytes_; }
@@ -50,6 +55,7 @@ class Halo {
   std::size_t cap_[3] = {0, 0, 0};            // elements per message buffer
   std::vector<T> hsend_[3], hrecv_[3];        // host staging copies (staged path only)
   bool on_device_ = false, staged_ = false;
+  std::vector<T> deep_send_[2], deep_recv_[2];  // exchange_deep, toward lower [0] and upper [1]
   std::vector<MPI_Request> reqs_;
   double bytes_ = 0.0;
 };

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -18,6 +19,7 @@ namespace yee {
 namespace {
 
 constexpr long kMaxCellsPerAxis = 1L << 20;
+constexpr long kMaxTimeBlock = 64;  // PassPlan::kMaxSteps
 
 struct Flag {
   const char* name;     // long name without dashes; also the config key
@@ -150,10 +152,16 @@ const std::vector<Flag>& flags() {
          if (v.empty()) throw UsageError("--report: empty file name");
          o.report = v;
        }},
-      {"kernel", "fused|split", "fused: one sweep updates H and E (fast); split: separate H and E sweeps (default fused)",
-       [](Options& o, const std::string& v) { o.kernel = one_of("kernel", v, {"fused", "split"}); }},
-      {"tile", "N", "rows per cache tile in the fused kernel, 0 = auto (default 0)",
+      {"kernel", "fused|split|wavefront", "fused: one sweep updates H and E (fast); split: separate H and E sweeps; "
+                                           "wavefront: several time steps per pass over cache-sized tiles (default fused)",
+       [](Options& o, const std::string& v) { o.kernel = one_of("kernel", v, {"fused", "split", "wavefront"}); }},
+      {"tile", "N", "rows per cache tile in the fused and wavefront kernels, 0 = auto (default 0)",
        [](Options& o, const std::string& v) { o.tile = parse_long("tile", v, 0, kMaxCellsPerAxis); }},
+      {"time-block", "auto|T", "wavefront kernel: time steps per pass (and halo depth with several ranks), "
+                               "1..64 (default auto: the cache model's choice)",
+       [](Options& o, const std::string& v) {
+         o.time_block = v == "auto" ? 0 : parse_long("time-block", v, 1, kMaxTimeBlock);
+       }},
       {"output", "none|ascii|binary|hdf5", "field output format (default none); see solver/src/io/README.md",
        [](Options& o, const std::string& v) { o.output = one_of("output", v, {"none", "ascii", "binary", "hdf5"}); }},
       {"output-every", "N", "write the fields after every N-th step (default 1)",
@@ -306,6 +314,17 @@ void validate(Options& o) {
   if (!o.probe_out.empty()) check_writable_target("--probe-out", o.probe_out);
   if (o.probe_out == o.report && o.report != "-") throw UsageError("--probe-out and --report name the same file");
   io::validate_output(o);
+  if (o.kernel == "wavefront") {
+    if (!YEE_HAVE_WAVEFRONT)
+      throw UsageError(std::string("--kernel wavefront: not available with the ") + YEE_BACKEND_NAME + " backend");
+    const long smallest = std::min({o.n[0], o.n[1], o.n[2]});
+    if (o.time_block > smallest)
+      throw UsageError("--time-block " + std::to_string(o.time_block) + " is larger than the grid (smallest extent " +
+                       std::to_string(smallest) + " cells)");
+    if (o.tile > o.n[1])
+      throw UsageError("--tile " + std::to_string(o.tile) + " is larger than the grid (ny=" + std::to_string(o.n[1]) +
+                       ")");
+  }
 }
 
 }  // namespace
@@ -383,10 +402,18 @@ void validate_for_ranks(Options& o, int ranks) {
       throw UsageError("no process grid for " + std::to_string(ranks) + " ranks fits a " + std::to_string(o.n[0]) +
                        "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) + " grid");
   }
+  // Wavefront: a pass of T steps reads a T-deep halo from each neighbour, which must own T layers.
+  if (o.kernel == "wavefront" && o.time_block > 0)
+    for (int d = 0; d < 3; ++d)
+      if (o.dims[d] > 1 && o.n[d] / o.dims[d] < o.time_block)
+        throw UsageError("--time-block " + std::to_string(o.time_block) + ": halos " + std::to_string(o.time_block) +
+                         " cells deep are deeper than the smallest subdomain (" + std::to_string(o.n[d] / o.dims[d]) +
+                         " cells along " + "xyz"[d] + " with " + std::to_string(o.dims[d]) + " ranks)");
   // Memory: one rank's 6 field arrays (largest block, one ghost layer per side) must fit
   // in this machine's RAM; checked per rank so large grids spread over many nodes pass.
   double words = 6.0;
-  for (int d = 0; d < 3; ++d) words *= double((o.n[d] + o.dims[d] - 1) / o.dims[d] + 2);
+  const long ghost = o.kernel == "wavefront" && ranks > 1 ? (o.time_block > 0 ? o.time_block : 16) : 1;
+  for (int d = 0; d < 3; ++d) words *= double((o.n[d] + o.dims[d] - 1) / o.dims[d] + 2 * ghost);
   const double bytes = words * (o.precision == "f64" ? 8.0 : 4.0);
   const double phys = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (phys > 0 && bytes > 0.9 * phys)

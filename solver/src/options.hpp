@@ -34,7 +34,8 @@ struct Options {
   std::string probe_field = "Ez";
   std::string probe_out;          // empty: no probe file
   std::string report = "-";       // "-" = stdout
-  std::string kernel = "fused";   // fused | split
+  std::string kernel = "fused";   // fused | split | wavefront
+  long time_block = 0;            // wavefront: time steps per pass, 0 = auto (cache model)
   // Field output (src/io/): format, cadence, components, target and strategy.
   std::string output = "none";          // none | ascii | binary | hdf5
   long output_every = 1;                // write after every N-th step
@@ -45,7 +46,7 @@ struct Options {
   int hdf5_deflate = -1;                // -1: no compression, else zlib level 0..9 (with shuffle)
   bool overwrite = false;               // allow a non-empty --output-dir
   bool output_fsync = false;            // fsync every file before its rename
-  long tile = 0;                  // rows per cache tile of the fused kernel, 0 = auto
+  long tile = 0;                  // rows per cache tile of the fused/wavefront kernel, 0 = auto
   bool quiet = false;
   bool progress = true;
   long threads = 0;               // 0 = OpenMP default (OMP_NUM_THREADS or all)

@@ -44,6 +44,15 @@ std::string io_json(const Options& o, const RunResult& r) {
   return j.str();
 }
 
+// Wavefront kernel: T and tile rows used, the passes run, the cache model's traffic ratio.
+std::string time_block_json(const Options& o, const RunResult& r) {
+  if (o.kernel != "wavefront") return "null";
+  std::ostringstream j;
+  j << "{\"steps\": " << r.time_block << ", \"tile_rows\": " << r.tile_rows << ", \"passes\": " << r.passes
+    << ", \"steps_in_passes\": " << r.pass_steps << ", \"model_traffic_ratio\": " << num(r.traffic_ratio) << "}";
+  return j.str();
+}
+
 }  // namespace
 
 std::string report_json(const ReportContext& ctx) {
@@ -73,7 +82,9 @@ std::string report_json(const ReportContext& ctx) {
     << ", \"source\": " << num(ph[kSource]) << ", \"halo\": " << num(ph[kHalo]) << ", \"reduce\": " << num(ph[kReduce])
     << ", \"diag\": " << num(ph[kDiag]) << ", \"io\": " << num(ph[kIo]) << ", \"total\": " << num(total) << "}"
     << ", \"bytes_per_cell\": " << bpc << ", \"achieved_gbs\": " << num(double(bpc) * updates / total / 1e9)
-    << ", \"halo_bytes\": " << num(r.halo_bytes) << ", \"energy\": " << num(r.energy) << ", \"energy_series\": [";
+    << ", \"halo_bytes\": " << num(r.halo_bytes) << ", \"halo_bytes_per_step\": " << num(r.halo_bytes / double(o.steps))
+    << ", \"halo_share\": " << num(total > 0 ? ph[kHalo] / total : 0.0) << ", \"time_block\": " << time_block_json(o, r)
+    << ", \"energy\": " << num(r.energy) << ", \"energy_series\": [";
   for (std::size_t i = 0; i < r.energy_series.size(); ++i)
     j << (i ? ", " : "") << "[" << r.energy_series[i].first << ", " << num(r.energy_series[i].second) << "]";
   j << "], \"checksum\": \"" << cs << "\", \"div_e_max\": " << num(r.div_e_max) << ", \"e_max\": " << num(r.e_max)

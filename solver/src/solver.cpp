@@ -4,6 +4,9 @@
 // the neighbour's H, and the rest of E follows the H exchange).
 #include "solver.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <new>
@@ -14,6 +17,7 @@
 #include "io/writer.hpp"
 #include "kernel_contract.hpp"
 #include "modes.hpp"
+#include "time_block.hpp"
 
 namespace yee {
 namespace {
@@ -88,6 +92,24 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
     f.defer_low[a] = coords[a] > 0;
   }
   f.tile = opt.tile;
+  // Wavefront: time block T and tile rows from the cache model (or the flags), the same T
+  // on every rank (it is the halo depth); with neighbours the ghosts are T layers deep.
+  const bool wavefront = opt.kernel == "wavefront";
+  int size = 1;
+  MPI_Comm_size(cart, &size);
+  BlockChoice block{1, 0, 1.0};
+  if (wavefront) {
+    long max_steps = PassPlan::kMaxSteps;
+    for (int a = 0; a < 3; ++a)
+      if (opt.dims[a] > 1) max_steps = std::min(max_steps, opt.n[a] / opt.dims[a]);
+    block = choose_time_block(f.n[2], f.n[1], int(sizeof(T)), omp_get_max_threads(),
+                              kernels::cache_bytes_per_thread(), max_steps, opt.time_block, opt.tile);
+    MPI_Allreduce(MPI_IN_PLACE, &block.steps, 1, MPI_LONG, MPI_MIN, cart);
+    if (size > 1 && block.steps > 1) f.ghost = block.steps;
+  }
+  res.time_block = block.steps;
+  res.tile_rows = block.tile_rows;
+  res.traffic_ratio = block.traffic_ratio;
   // Device: the node-local rank picks it (one shared-memory communicator per node).
   MPI_Comm node;
   MPI_Comm_split_type(cart, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
@@ -155,14 +177,23 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
   const double cells = double(opt.n[0]) * double(opt.n[1]) * double(opt.n[2]);
   PhaseTimers tm;
 
-  MPI_Barrier(cart);
-  const double t0 = MPI_Wtime();
-  double next_progress = t0 + 3.0;
-  for (long s = 0; s < opt.steps; ++s) {
-    const bool diagnose = (opt.energy_every > 0 && s % opt.energy_every == 0) || s == opt.steps - 1;
+  auto diagnose_at = [&](long st) {
+    return (opt.energy_every > 0 && st % opt.energy_every == 0) || st == opt.steps - 1;
+  };
+  // Steps s, s+1, ... that one wavefront pass may take: none of them diagnosed (energy
+  // steps run the split kernel), and the pass ends where the fields are written.
+  auto pass_length = [&](long st) {
+    long run = 0;
+    while (run < block.steps && st + run < opt.steps && !diagnose_at(st + run))
+      if (writer.due(st + ++run)) break;
+    return run;
+  };
+  // One step of the fused or split kernel; false when field output failed.
+  auto one_step = [&](long st) {
+    const bool diagnose = diagnose_at(st);
     EnergySums sums;
     halo.post_h();
-    if (fused && !diagnose) {
+    if ((fused || wavefront) && !diagnose) {
       { Scope sc(tm, kUpdateFused); kernels::fused_part1(f, c); }
       { Scope sc(tm, kHalo); halo.finish_h(f); halo.post_e(); }
       { Scope sc(tm, kUpdateE); kernels::fused_part2(f, c); }
@@ -173,7 +204,7 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
     }
     if (own_src) {
       Scope sc(tm, kSource);
-      kernels::add_to(f, kEz, src[0], src[1], src[2], source_waveform(opt, double(s + 1) * opt.courant));
+      kernels::add_to(f, kEz, src[0], src[1], src[2], source_waveform(opt, double(st + 1) * opt.courant));
     }
     { Scope sc(tm, kHalo); halo.finish_e(f); }
     if (diagnose) {
@@ -181,25 +212,81 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
       double both[2] = {sums.e2, sums.hh};
       MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_DOUBLE, MPI_SUM, cart);
       res.energy = 0.5 * (both[0] + both[1]);
-      res.energy_series.emplace_back(s, res.energy);
+      res.energy_series.emplace_back(st, res.energy);
     }
     if (!my_probes.empty()) {
       Scope sc(tm, kDiag);
       for (std::size_t q = 0; q < my_probes.size(); ++q)
-        samples[std::size_t(s) * np + std::size_t(my_probe_ids[q])] =
+        samples[std::size_t(st) * np + std::size_t(my_probe_ids[q])] =
             kernels::read(f, pcomp, my_probes[q][0], my_probes[q][1], my_probes[q][2]);
     }
-    if (writer.due(s + 1)) {
+    if (writer.due(st + 1)) {
       Scope sc(tm, kIo);
-      if (!writer.write_step(f, s + 1)) break;  // agreed on every rank; reported below
+      if (!writer.write_step(f, st + 1)) return false;  // agreed on every rank; reported below
     }
+    return true;
+  };
+  // Steps st .. st+run-1 in one wavefront pass; false when field output failed.
+  PassPlan plan;
+  plan.tile_rows = block.tile_rows;
+  plan.probe_comp = pcomp;
+  plan.sample_stride = np;
+  for (std::size_t q = 0; q < my_probes.size(); ++q)
+    plan.probes.push_back({my_probes[q][0], my_probes[q][1], my_probes[q][2], my_probe_ids[q]});
+  auto one_pass = [&](long st, long run) {
+    { Scope sc(tm, kHalo); halo.exchange_deep(f, run); }
+    plan.steps = int(run);
+    for (int t = 0; t < run; ++t)
+      for (int a = 0; a < 3; ++a) {  // toward a neighbour: recompute its cells that later steps need
+        plan.box[t].lo[a] = coords[a] > 0 ? 1 - (run - t) : 1;
+        plan.ebox[t].lo[a] = coords[a] > 0 ? 1 - (run - 1 - t) : 1;
+        plan.box[t].hi[a] = plan.ebox[t].hi[a] = coords[a] < opt.dims[a] - 1 ? f.n[a] + 1 + (run - 1 - t) : f.n[a] + 1;
+      }
+    plan.has_source = opt.source != "none";
+    for (int a = 0; a < 3; ++a) {
+      plan.source[a] = opt.source_pos[a] - f.goff[a] + 1;
+      plan.has_source = plan.has_source && plan.source[a] >= plan.ebox[0].lo[a] && plan.source[a] < plan.ebox[0].hi[a];
+    }
+    for (int t = 0; t < run; ++t) plan.source_value[t] = source_waveform(opt, double(st + t + 1) * opt.courant);
+    plan.samples = np ? samples.data() + std::size_t(st) * np : nullptr;
+    { Scope sc(tm, kUpdateFused); kernels::time_block_pass(f, plan, c); }
+    ++res.passes;
+    res.pass_steps += run;
+    if (writer.due(st + run)) {
+      Scope sc(tm, kIo);
+      if (!writer.write_step(f, st + run)) return false;
+    }
+    return true;
+  };
+
+  MPI_Barrier(cart);
+  const double t0 = MPI_Wtime();
+  double next_progress = t0 + 3.0;
+  bool e_ghosts_stale = false;  // a pass leaves the E ghosts one step behind
+  for (long s = 0; s < opt.steps;) {
+    const long run = wavefront ? pass_length(s) : 0;
+    bool ok;
+    if (run >= 2) {
+      ok = one_pass(s, run);
+      s += run;
+      e_ghosts_stale = true;
+    } else {
+      if (e_ghosts_stale) {
+        Scope sc(tm, kHalo);
+        halo.post_e();
+        halo.finish_e(f);
+        e_ghosts_stale = false;
+      }
+      ok = one_step(s);
+      s += 1;
+    }
+    if (!ok) break;
     if (show_progress) {
       const double now = MPI_Wtime();
       if (now >= next_progress) {
-        const double rate = cells * double(s + 1) / (now - t0) / 1e6;
-        std::fprintf(stderr, "yee: step %ld/%ld (%.0f%%), %.1f Mcells/s, about %.0f s left\n", s + 1, opt.steps,
-                     100.0 * double(s + 1) / double(opt.steps), rate,
-                     (now - t0) / double(s + 1) * double(opt.steps - s - 1));
+        const double rate = cells * double(s) / (now - t0) / 1e6;
+        std::fprintf(stderr, "yee: step %ld/%ld (%.0f%%), %.1f Mcells/s, about %.0f s left\n", s, opt.steps,
+                     100.0 * double(s) / double(opt.steps), rate, (now - t0) / double(s) * double(opt.steps - s));
         next_progress = now + 5.0;
       }
     }

@@ -26,6 +26,9 @@ struct RunResult {
   std::string device;                // rank 0's compute device ("host" on the CPU backend)
   std::string halo_path;             // host | staged | cuda-aware
   io::IoTotals io;                   // field output (rank 0: sums over ranks)
+  long time_block = 1, tile_rows = 0;  // wavefront kernel: steps per pass (halo depth), tile rows
+  double traffic_ratio = 1.0;        // the cache model's traffic per update / the fused kernel's
+  long passes = 0, pass_steps = 0;   // wavefront passes run and the steps they took
   bool valid = true;
   std::string invalid_reason;
 };

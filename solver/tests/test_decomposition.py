@@ -1,6 +1,6 @@
 """Decomposition invariance: the field checksum (order-independent hash of every owned
 value) must be bitwise identical for 1, 2, 3, 4, 6 and 8 ranks (prime and uneven splits,
-1x1xP and Px1x1), for 1 and 2 threads, both kernels and any cache tile."""
+1x1xP and Px1x1), for 1 and 2 threads, all three kernels and any cache tile or time block."""
 import sys
 
 from yee_testlib import check, finish, report
@@ -28,9 +28,13 @@ CASES = [  # (ranks, threads, extra flags)
     (6, 1, ["--decomp", "1x2x3"]),
     (8, 1, ["--decomp", "2x2x2"]),
     (8, 1, ["--decomp", "8x1x1"]),
+    (1, 2, ["--kernel", "wavefront"]),
+    (1, 1, ["--kernel", "wavefront", "--time-block", 4, "--tile", 2]),
+    (3, 2, ["--decomp", "1x1x3", "--kernel", "wavefront", "--time-block", 3]),
+    (8, 1, ["--decomp", "8x1x1", "--kernel", "wavefront"]),  # 1-cell subdomains: T = 1, fused steps
 ]
 if SMALL:
-    CASES = [CASES[0], CASES[1], CASES[5], CASES[9]]
+    CASES = [CASES[0], CASES[1], CASES[5], CASES[9], CASES[17], CASES[19]]
 
 for precision in (("f64",) if SMALL else ("f32", "f64")):
     ref = None

@@ -13,7 +13,8 @@ def drift(rep):
 
 
 for precision, tol, ranks, kernel in (("f64", 1e-10, 1, "fused"), ("f32", 1e-5, 1, "fused"),
-                                      ("f64", 1e-10, 2, "split"), ("f32", 1e-5, 3, "fused")):
+                                      ("f64", 1e-10, 2, "split"), ("f32", 1e-5, 3, "fused"),
+                                      ("f64", 1e-10, 2, "wavefront")):
     rep = report(["--nx", 20, "--ny", 18, "--nz", 16, "--steps", STEPS, "--precision", precision,
                   "--source", "none", "--init-mode", "pulse", "--source-pos", "7,9,5", "--energy-every", 10,
                   "--kernel", kernel], ranks=ranks)

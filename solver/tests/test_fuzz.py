@@ -38,8 +38,9 @@ VALUES = {
     "probe-field": ["Ez", "Hx", "Ey", "ez", "E"],
     "probe-out": ["p.csv", "", "sub/none/p.csv", "/proc/forbidden.csv"],
     "report": ["-", "r.json", "", "missing/r.json", "/"],
-    "kernel": ["fused", "split", "cuda", ""],
-    "tile": ["0", "1", "3", "-2"],
+    "kernel": ["fused", "split", "wavefront", "wavefront", "cuda", ""],
+    "tile": ["0", "1", "3", "-2", "9"],
+    "time-block": ["auto", "1", "2", "3", "5", "0", "-1", "65", "x"],
     "threads": ["1", "2", "0", "-1", "5000"],
     "config": ["@cfg", "missing.toml", "", "/", "/dev/null"],
 }

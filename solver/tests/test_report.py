@@ -50,6 +50,17 @@ lines = [l for l in open(csv) if not l.startswith("#")]
 check(lines[0].strip() == "step,time,p3_3_3,p5_4_2" and len(lines) == 31, "probe CSV header and one row per step")
 check(all(len(l.split(",")) == 4 for l in lines[1:]), "probe CSV rows complete")
 
+hb = rep["halo_bytes"] / rep["steps"]
+check(rep["halo_bytes"] > 0 and abs(rep["halo_bytes_per_step"] - hb) <= 1e-9 * hb, "halo_bytes_per_step = halo_bytes/steps")
+check(abs(rep["halo_share"] - sec["halo"] / sec["total"]) <= 1e-9 and rep["time_block"] is None,
+      "halo_share = seconds.halo/total; time_block null for the fused kernel")
+rc, out, err = run(["--nx", 12, "--ny", 10, "--nz", 8, "--steps", 30, "--kernel", "wavefront", "--time-block", 3,
+                    "--energy-every", 10, "--quiet"], ranks=2, threads=1)
+tb = json.loads(out)["time_block"] if rc == 0 else {}
+# steps 0, 10, 20 and 29 are energy steps: passes of 3,3,3 in 1..9 and 11..19, 3,3,2 in 21..28
+check(tb.get("steps") == 3 and tb.get("passes") == 9 and tb.get("steps_in_passes") == 26
+      and tb.get("model_traffic_ratio", 0) > 0, "wavefront report: time_block %s" % tb)
+
 rc, out, err = run(["--version"])
 check(rc == 0 and out.startswith("yee ") and "backend" in out, "--version")
 finish()

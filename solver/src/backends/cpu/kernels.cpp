@@ -3,6 +3,7 @@
 // blocks in first-touch initialisation and in every update, so pages live where
 // they are used.
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +12,8 @@
 #include <new>
 
 #include "backends/checksum_hash.hpp"
+#include "backends/cpu/row_updates.hpp"
 #include "kernel_contract.hpp"
-
-#define YEE_RESTRICT __restrict__
 
 namespace yee {
 namespace kernels {
@@ -24,72 +24,6 @@ inline void thread_rows(long ny, int t, int nt, long& ja, long& jb) {
   const long base = ny / nt, extra = ny % nt;
   ja = 1 + t * base + std::min<long>(t, extra);
   jb = ja + base + (t < extra ? 1 : 0);
-}
-
-// H^{n+1/2} = H^{n-1/2} - c curl E^n along one k row.
-template <typename T, bool kEnergy>
-inline void h_row(Fields<T>& f, long i, long j, long k0, long k1, T c, double& e2, double& hh) {
-  const long o = f.at(i, j, 0), sx = f.sx, sy = f.sy;
-  const T* YEE_RESTRICT ex = f.comp[kEx] + o;
-  const T* YEE_RESTRICT ey = f.comp[kEy] + o;
-  const T* YEE_RESTRICT ez = f.comp[kEz] + o;
-  T* YEE_RESTRICT hx = f.comp[kHx] + o;
-  T* YEE_RESTRICT hy = f.comp[kHy] + o;
-  T* YEE_RESTRICT hz = f.comp[kHz] + o;
-  if (kEnergy) {
-    double se = 0.0, sh = 0.0;
-#pragma omp simd reduction(+ : se, sh)
-    for (long k = k0; k < k1; ++k) {
-      const T nx = hx[k] - c * ((ez[k + sy] - ez[k]) - (ey[k + 1] - ey[k]));
-      const T ny = hy[k] - c * ((ex[k + 1] - ex[k]) - (ez[k + sx] - ez[k]));
-      const T nz = hz[k] - c * ((ey[k + sx] - ey[k]) - (ex[k + sy] - ex[k]));
-      se += double(ex[k]) * ex[k] + double(ey[k]) * ey[k] + double(ez[k]) * ez[k];
-      sh += double(hx[k]) * nx + double(hy[k]) * ny + double(hz[k]) * nz;
-      hx[k] = nx;
-      hy[k] = ny;
-      hz[k] = nz;
-    }
-    e2 += se;
-    hh += sh;
-  } else {
-#pragma omp simd
-    for (long k = k0; k < k1; ++k) {
-      hx[k] = hx[k] - c * ((ez[k + sy] - ez[k]) - (ey[k + 1] - ey[k]));
-      hy[k] = hy[k] - c * ((ex[k + 1] - ex[k]) - (ez[k + sx] - ez[k]));
-      hz[k] = hz[k] - c * ((ey[k + sx] - ey[k]) - (ex[k + sy] - ex[k]));
-    }
-  }
-}
-
-// E^{n+1} = E^n + c curl H^{n+1/2} along one k row, then PEC: tangential E on the
-// walls at global index 0 is forced back to 0.
-template <typename T>
-inline void e_row(Fields<T>& f, long i, long j, long k0, long k1, T c) {
-  const long o = f.at(i, j, 0), sx = f.sx, sy = f.sy;
-  T* YEE_RESTRICT ex = f.comp[kEx] + o;
-  T* YEE_RESTRICT ey = f.comp[kEy] + o;
-  T* YEE_RESTRICT ez = f.comp[kEz] + o;
-  const T* YEE_RESTRICT hx = f.comp[kHx] + o;
-  const T* YEE_RESTRICT hy = f.comp[kHy] + o;
-  const T* YEE_RESTRICT hz = f.comp[kHz] + o;
-#pragma omp simd
-  for (long k = k0; k < k1; ++k) {
-    ex[k] = ex[k] + c * ((hz[k] - hz[k - sy]) - (hy[k] - hy[k - 1]));
-    ey[k] = ey[k] + c * ((hx[k] - hx[k - 1]) - (hz[k] - hz[k - sx]));
-    ez[k] = ez[k] + c * ((hy[k] - hy[k - sx]) - (hx[k] - hx[k - sy]));
-  }
-  const bool wall_i = f.goff[0] + i - 1 == 0, wall_j = f.goff[1] + j - 1 == 0;
-  if (wall_i || wall_j) {
-    for (long k = k0; k < k1; ++k) {
-      ez[k] = T(0);
-      if (wall_i) ey[k] = T(0);
-      if (wall_j) ex[k] = T(0);
-    }
-  }
-  if (f.goff[2] + k0 - 1 == 0) {
-    ex[k0] = T(0);
-    ey[k0] = T(0);
-  }
 }
 
 template <typename T, bool kEnergy>
@@ -172,27 +106,44 @@ int traffic_words_per_cell() { return 12; }
 
 template <typename T>
 void allocate(Fields<T>& f) {
-  f.sy = f.n[2] + 2;
-  f.sx = f.sy * (f.n[1] + 2);
-  f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2);
-  const std::size_t bytes = (f.count * sizeof(T) + 63) / 64 * 64;
+  const long g = std::max<long>(1, f.ghost);
+  f.ghost = g;
+  // Rows padded to whole 64-byte lines and shifted so that every row's first owned cell
+  // (k = 1) starts a line: the SIMD loops then store whole lines.
+  const long line = 64 / long(sizeof(T));
+  f.sy = (f.n[2] + 2 * g + line - 1) / line * line;
+  f.sx = f.sy * (f.n[1] + 2 * g);
+  const long corner = (g - 1) * (f.sx + f.sy + 1);  // offset of (0,0,0) from the first ghost
+  const long shift = ((line - (corner + 1) % line) % line);
+  f.origin = corner + shift;
+  f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2 * g) + std::size_t(shift);
+  // 2 MiB aligned and advised as huge pages (where the kernel's THP mode is madvise): a
+  // tile of the wavefront kernel spans hundreds of rows on as many 4 KiB pages, more than
+  // the TLB holds. Untouched here: pages are placed by first touch below.
+  constexpr std::size_t kHuge = std::size_t(2) << 20;
+  const std::size_t bytes = (f.count * sizeof(T) + kHuge - 1) / kHuge * kHuge;
   for (int c = 0; c < 6; ++c) {
-    void* p = std::aligned_alloc(64, bytes);  // untouched: pages are placed by first touch below
+    void* p = std::aligned_alloc(kHuge, bytes);
     if (!p) {
       release(f);
       throw std::bad_alloc();
     }
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing but speed
+#endif
     f.comp[c] = static_cast<T*>(p);
   }
 #pragma omp parallel
   {
     long ja, jb;
     thread_rows(f.n[1], omp_get_thread_num(), omp_get_num_threads(), ja, jb);
-    if (jb > ja && ja == 1) ja = 0;               // the thread of the first rows also owns ghost row 0
-    if (jb > ja && jb == f.n[1] + 1) jb = f.n[1] + 2;  // and the one of the last rows ghost row ny+1
+    if (jb > ja && ja == 1) ja = 1 - g;                   // the thread of the first rows also owns the low ghost rows
+    if (jb > ja && jb == f.n[1] + 1) jb = f.n[1] + 1 + g;  // and the one of the last rows the high ones
     for (int c = 0; c < 6; ++c)
-      for (long i = 0; i < f.n[0] + 2; ++i)
-        if (jb > ja) std::memset(f.comp[c] + f.at(i, ja, 0), 0, sizeof(T) * std::size_t(f.sy * (jb - ja)));
+      for (long i = 1 - g; i < f.n[0] + 1 + g; ++i)
+        if (jb > ja) std::memset(f.comp[c] + f.at(i, ja, 1 - g), 0, sizeof(T) * std::size_t(f.sy * (jb - ja)));
+    if (shift > 0 && ja <= 1 - g && jb > ja)  // the lines before the first row
+      for (int c = 0; c < 6; ++c) std::memset(f.comp[c], 0, sizeof(T) * std::size_t(shift));
   }
 }
 
@@ -302,7 +253,8 @@ std::size_t for_face(const Fields<T>& f, int axis, long layer, Fn fn) {
   const long stride[3] = {f.sx, f.sy, 1};
 #pragma omp parallel for if (na * nb > 32768)
   for (long u = 1; u <= na; ++u)
-    for (long v = 1; v <= nb; ++v) fn(std::size_t((u - 1) * nb + (v - 1)), layer * stride[axis] + u * stride[a] + v * stride[b]);
+    for (long v = 1; v <= nb; ++v)
+      fn(std::size_t((u - 1) * nb + (v - 1)), f.origin + layer * stride[axis] + u * stride[a] + v * stride[b]);
   return std::size_t(na * nb);
 }
 }  // namespace
