@@ -45,6 +45,15 @@ def _system_of(cases, report):
     return _safe_name("+".join(systems))
 
 
+def suite_version():
+    """The installed yeebench's version: runs of different versions are not compared."""
+    try:
+        from importlib.metadata import version
+        return version("yeebench")
+    except Exception:  # running from a source tree that was never installed
+        return None
+
+
 def build_rows(report, run_id):
     """Rows (validated later) and the list of cases for the provenance."""
     rows, cases = [], []
@@ -141,7 +150,7 @@ def build_provenance(report, run_id, system, rows, cases):
     skipped = sum(1 for c in cases if c["result"] == "skip")  # a stated skip is not a failure
     return {
         "schema": "yeebench-provenance", "schema_version": PROVENANCE_SCHEMA_VERSION,
-        "run_id": run_id, "system": system,
+        "run_id": run_id, "system": system, "suite_version": suite_version(),
         "ingested_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "ingest_host": socket.gethostname(),
         "reframe": {"source": "report", "version": info.get("version"), "cmdline": info.get("cmdline"),
@@ -172,9 +181,13 @@ def ingest(report_path, results_dir="results"):
     system = _system_of(cases, report)
     rows, case_list = build_rows(report, run_id)
     if not rows:
-        failed = sum(1 for c in case_list if c["result"] != "pass")
+        skipped = sum(1 for c in case_list if c["result"] == "skip")
+        failed = sum(1 for c in case_list if c["result"] not in ("pass", "skip"))
         raise ResultsError(f"report {report_path} has no performance figures from passing test cases "
-                           f"({len(case_list)} cases, {failed} failed); nothing to record")
+                           f"({len(case_list)} cases: {len(case_list) - skipped - failed} passed, "
+                           f"{skipped} skipped, {failed} failed); nothing to record")
     provenance = build_provenance(report, run_id, system, rows, case_list)
+    for system_dir in Path(results_dir).glob("*/"):
+        store.clean_stale_temporaries(system_dir)   # left by an ingest that was killed
     run_dir = Path(results_dir) / system / run_id
     return store.write_run(run_dir, rows, provenance, text)
