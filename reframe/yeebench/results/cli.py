@@ -63,9 +63,19 @@ def _guard(func):
 
 @_guard
 def cmd_ingest(args):
-    from yeebench.results.ingest import ingest
-    run_dir = ingest(args.report, args.results_dir)
-    print(run_dir)
+    from yeebench.results.ingest import ingest, ingest_reframe_db
+    if (args.report is None) == (args.reframe_db is None):
+        raise ResultsError("give a REPORT.json or --reframe-db DB (one of them)")
+    if args.session and not args.reframe_db:
+        raise ResultsError("--session selects sessions of --reframe-db")
+    if args.report is not None:
+        print(ingest(args.report, args.results_dir))
+        return 0
+    new, known, empty = ingest_reframe_db(args.reframe_db, args.results_dir, args.session)
+    for run_dir in new:
+        print(run_dir)
+    print(f"ingest: {len(new)} new session(s) recorded, {len(known)} already recorded, "
+          f"{len(empty)} without figures", file=sys.stderr)
     return 0
 
 
@@ -192,10 +202,16 @@ def register(subparsers):
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
     p = sub.add_parser("ingest", help="record a ReFrame run report as a run directory",
-                       description="Turn ReFrame's --report-file JSON into RESULTS_DIR/<system>/<run-id>/ "
+                       description="Turn ReFrame's --report-file JSON, or the sessions stored in ReFrame's "
+                                   "results database, into RESULTS_DIR/<system>/<run-id>/ "
                                    "(rows.jsonl, provenance.json, report.json). Never overwrites a run; "
-                                   "prints the run directory.")
-    p.add_argument("report", metavar="REPORT.json", help="ReFrame run report (--report-file)")
+                                   "prints each new run directory.")
+    p.add_argument("report", metavar="REPORT.json", nargs="?", help="ReFrame run report (--report-file)")
+    p.add_argument("--reframe-db", metavar="DB",
+                   help="record the sessions of ReFrame's results database not recorded yet instead "
+                        "(the suite's: build/reframe/results-db/<system>.db)")
+    p.add_argument("--session", action="append", default=[], metavar="UUID",
+                   help="only this session of --reframe-db (repeatable)")
     p.add_argument("--results-dir", default=DEFAULT_RESULTS_DIR, help="results tree (default: %(default)s)")
     p.set_defaults(func=cmd_ingest)
 

@@ -132,15 +132,17 @@ class History:
         column = "best" if statistic == "best" else "median"
         exclude = list(exclude_run_ids)
         out = defaultdict(list)
+        # newest `last` runs per figure, ranked inside SQLite (a window function) rather than in Python
+        query = (f"SELECT system, partition, environ, check_name, parameters, metric, value FROM ("
+                 f"SELECT f.system, f.partition, f.environ, f.check_name, f.parameters, f.metric, "
+                 f"COALESCE(f.{column}, f.median) AS value, ROW_NUMBER() OVER (PARTITION BY f.partition, "
+                 f"f.environ, f.check_name, f.parameters, f.metric ORDER BY r.started DESC, r.run_id DESC) AS age "
+                 f"FROM figures f JOIN runs r ON r.id = f.run "
+                 f"WHERE f.system = ? AND r.run_id NOT IN ({','.join('?' * len(exclude))})) "
+                 f"WHERE age <= ? ORDER BY age")
         for system in systems:
-            query = (f"SELECT f.system, f.partition, f.environ, f.check_name, f.parameters, f.metric, "
-                     f"COALESCE(f.{column}, f.median) FROM figures f JOIN runs r ON r.id = f.run "
-                     f"WHERE f.system = ? AND r.run_id NOT IN ({','.join('?' * len(exclude))}) "
-                     f"ORDER BY r.started DESC, r.run_id DESC")
-            for *key, value in self.db.execute(query, [system, *exclude]):
-                values = out[tuple(key)]
-                if len(values) < last:
-                    values.append(value)
+            for *key, value in self.db.execute(query, [system, *exclude, last]):
+                out[tuple(key)].append(value)
         return dict(out)
 
     def noise(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS):

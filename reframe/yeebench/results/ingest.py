@@ -172,22 +172,52 @@ def build_provenance(report, run_id, system, rows, cases):
 
 
 def ingest(report_path, results_dir="results"):
-    """Ingest one report; returns the new run directory. ResultsError on any problem."""
+    """Ingest one report file; returns the new run directory. ResultsError on any problem."""
     report, text = report_reader.load_report(report_path)
+    return write_prepared(prepare(report, text, f"report {report_path}", results_dir), results_dir)
+
+
+def prepare(report, text, what, results_dir):
+    """Everything to be written for one report, checked: (run_dir, rows, provenance, text)."""
     cases = list(report_reader.iter_testcases(report))
     if not cases:
-        raise ResultsError(f"report {report_path} has no test cases; nothing to record")
+        raise ResultsError(f"{what} has no test cases; nothing to record")
     run_id = run_id_for(report)
     system = _system_of(cases, report)
     rows, case_list = build_rows(report, run_id)
     if not rows:
         skipped = sum(1 for c in case_list if c["result"] == "skip")
         failed = sum(1 for c in case_list if c["result"] not in ("pass", "skip"))
-        raise ResultsError(f"report {report_path} has no performance figures from passing test cases "
+        raise ResultsError(f"{what} has no performance figures from passing test cases "
                            f"({len(case_list)} cases: {len(case_list) - skipped - failed} passed, "
                            f"{skipped} skipped, {failed} failed); nothing to record")
     provenance = build_provenance(report, run_id, system, rows, case_list)
+    return Path(results_dir) / system / run_id, rows, provenance, text
+
+
+def write_prepared(prepared, results_dir):
+    run_dir, rows, provenance, text = prepared
     for system_dir in Path(results_dir).glob("*/"):
         store.clean_stale_temporaries(system_dir)   # left by an ingest that was killed
-    run_dir = Path(results_dir) / system / run_id
     return store.write_run(run_dir, rows, provenance, text)
+
+
+def ingest_reframe_db(db_path, results_dir="results", session_ids=None):
+    """Record the sessions of ReFrame's results database not recorded yet (or the named ones).
+
+    Every session is read and checked before anything is written. Returns (new run dirs, already
+    recorded run dirs, sessions without figures)."""
+    from yeebench.results import reframe_db
+    prepared, known, empty = [], [], []
+    for uuid, text in reframe_db.sessions(db_path, session_ids):
+        what = f"session {uuid} of {db_path}"
+        report = report_reader.parse_report(text, what)
+        try:
+            item = prepare(report, text, what, results_dir)
+        except ResultsError as err:
+            if "no performance figures" in str(err) or "no test cases" in str(err):
+                empty.append(uuid)      # e.g. a --list or a session of only failures: nothing to record
+                continue
+            raise
+        (known if item[0].exists() else prepared).append(item)
+    return [write_prepared(item, results_dir) for item in prepared], [k[0] for k in known], empty

@@ -19,6 +19,16 @@ def test_median_and_mad():
     assert stats.robust_relative_sigma([9, 10, 11]) == pytest.approx(1.4826 / 10, rel=1e-4)
 
 
+def test_mad_agrees_with_scipy():
+    from scipy.stats import median_abs_deviation
+    rng = random.Random(5)
+    for n in (2, 3, 7, 50):
+        data = [rng.lognormvariate(0, 0.1) for _ in range(n)]
+        assert stats.mad(data) == pytest.approx(median_abs_deviation(data))
+        expected = median_abs_deviation(data, scale="normal") / stats.median(data)
+        assert stats.robust_relative_sigma(data) == pytest.approx(expected)
+
+
 def test_mann_whitney_exact_and_approximate():
     assert stats.mann_whitney_greater([5, 6, 7], [1, 2, 3]) == pytest.approx(1 / 20)
     assert stats.mann_whitney_greater([6, 7, 8, 9, 10], [1, 2, 3, 4, 5]) == pytest.approx(1 / 252)
