@@ -33,7 +33,15 @@ if [ ! -s "$report" ]; then
 elif ! "$VENV/bin/yeebench" results ingest --help > /dev/null 2>&1; then
     echo "run: note: 'yeebench results ingest' is not available in this checkout; the ReFrame report is kept"
 else
-    run_dir=$("$VENV/bin/yeebench" results ingest "$report" --results-dir "$RESULTS_DIR" | tail -n 1)
+    ingest_err=$(mktemp)
+    run_dir=$("$VENV/bin/yeebench" results ingest "$report" --results-dir "$RESULTS_DIR" 2> "$ingest_err" | tail -n 1)
+    cat "$ingest_err" >&2
+    # plausibility warnings belong beside ReFrame's own account of the run
+    if [ -f "$RFM_DIR/reframe.log" ]; then
+        grep '^ingest: plausibility warning' "$ingest_err" | sed "s/^/[$(date -u +%FT%T)] warning: /" \
+            >> "$RFM_DIR/reframe.log"
+    fi
+    rm -f "$ingest_err"
     if [ -n "$run_dir" ] && [ -d "$run_dir" ]; then
         html=$run_dir/report.html
         "$VENV/bin/yeebench" results report "$run_dir" -o "$html" > /dev/null || html=""

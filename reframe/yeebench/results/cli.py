@@ -61,6 +61,15 @@ def _guard(func):
     return run
 
 
+def _print_plausibility(run_dir):
+    """Each plausibility warning of a new run as one line on stderr (run.sh adds them to the ReFrame log)."""
+    from yeebench.results import store
+    prov = store.read_json(Path(run_dir) / store.PROVENANCE_FILE, "provenance")
+    for w in (prov.get("plausibility") or {}).get("warnings", []):
+        print(f"ingest: plausibility warning: {w['check']} {w['parameters']} {w['metric']}: {w['message']} "
+              f"[{w['rule']}]", file=sys.stderr)
+
+
 @_guard
 def cmd_ingest(args):
     from yeebench.results.ingest import ingest, ingest_reframe_db
@@ -69,11 +78,15 @@ def cmd_ingest(args):
     if args.session and not args.reframe_db:
         raise ResultsError("--session selects sessions of --reframe-db")
     if args.report is not None:
-        print(ingest(args.report, args.results_dir))
-        return 0
-    new, known, empty = ingest_reframe_db(args.reframe_db, args.results_dir, args.session)
+        new = [ingest(args.report, args.results_dir)]
+        known = empty = None
+    else:
+        new, known, empty = ingest_reframe_db(args.reframe_db, args.results_dir, args.session)
     for run_dir in new:
+        _print_plausibility(run_dir)
         print(run_dir)
+    if known is None:
+        return 0
     print(f"ingest: {len(new)} new session(s) recorded, {len(known)} already recorded, "
           f"{len(empty)} without figures", file=sys.stderr)
     return 0

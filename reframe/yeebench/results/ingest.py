@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from yeebench import metrics
-from yeebench.results import host_info, output_files, report_reader, store
+from yeebench.results import host_info, output_files, plausibility, report_reader, store
 from yeebench.results.errors import ResultsError
 from yeebench.results.schema import PROVENANCE_SCHEMA_VERSION, ROW_SCHEMA_VERSION
 
@@ -192,7 +192,29 @@ def prepare(report, text, what, results_dir):
                            f"({len(case_list)} cases: {len(case_list) - skipped - failed} passed, "
                            f"{skipped} skipped, {failed} failed); nothing to record")
     provenance = build_provenance(report, run_id, system, rows, case_list)
+    provenance["plausibility"] = check_plausibility(report, rows)
     return Path(results_dir) / system / run_id, rows, provenance, text
+
+
+def _working_sets(report):
+    """{testcase: bytes} a numa-bw run touched: its three arrays, from its JSON output or --size."""
+    sets = {}
+    for _, case in report_reader.iter_testcases(report):
+        name = case.get("unique_name") or report_reader.check_name(case)
+        arrays = [obj.get("array_bytes") for program, obj in output_files.program_outputs(case)
+                  if program == "numa-bw" and isinstance(obj.get("array_bytes"), int)]
+        if arrays:
+            sets[name] = 3 * arrays[0]
+        elif case.get("array_size") is not None and plausibility.parse_size(case["array_size"]):
+            sets[name] = 3 * plausibility.parse_size(case["array_size"])
+    return sets
+
+
+def check_plausibility(report, rows):
+    """The run's plausibility warnings (flags, not failures), with what they were judged against."""
+    llc = host_info.llc_bytes()
+    warnings = plausibility.evaluate(rows, _working_sets(report), llc)
+    return {"source": "ingest-host", "llc_bytes": llc, "warnings": warnings}
 
 
 def write_prepared(prepared, results_dir):
