@@ -43,6 +43,8 @@ def _suite_like_source():
         entries.append(("NumaBandwidth", {"policy": policy}, "triad_gbs", "GB/s", "higher", [10, 11]))
         entries.append(("NumaBandwidth", {"policy": policy}, "copy_gbs", "GB/s", "higher", [9, 9.5]))
     entries.append(("SomethingNew", {"x": 1}, "widgets", "", "unknown", [5, 6]))
+    entries.append(("SomethingNew", {"x": 2}, "widgets", "", "unknown", [7, 8]))
+    entries.append(("Lonely", {"x": 1}, "gadgets", "", "unknown", [5, 6]))
     return sources.RowSource("synthetic", _rows("synthetic", entries), [])
 
 
@@ -55,6 +57,7 @@ def test_figure_families_from_rows(tmp_path):
     assert "scaling_FDTDScaling_mcells_per_s_efficiency.png" in names
     assert "numa_NumaBandwidth_bandwidth.png" in names
     assert "metric_SomethingNew_widgets.png" in names  # unknown checks still get a chart
+    assert not any("Lonely" in n for n in names)        # but never a single-bar chart
     for path in written:
         data = path.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 5000
@@ -155,7 +158,8 @@ def test_suite_report_fixture_gives_solver_scaling_and_numa_figures(tmp_path):
     weak = [r for r in rows if r["check"] == "FdtdWeakScaling" and r["metric"] == "mcells_per_s"]
     assert sorted(r["parameters"]["cores_used"] for r in weak) == [1, 2]
     names = {p.name for p in plots.write_plots([sources.load_source(run)], tmp_path / "png")}
-    assert {"scaling_FdtdWeakScaling_mcells_per_s_efficiency.png", "numa_NumaBandwidth_bandwidth.png",
+    # the check's own parallel_efficiency: the plot uses the table's definition
+    assert {"scaling_FdtdWeakScaling_parallel_efficiency.png", "numa_NumaBandwidth_bandwidth.png",
             "solver_NumaSolver_mcells_per_s_binding_policy.png"} <= names
 
 
