@@ -155,12 +155,16 @@ def _pt2pt_and_collectives(sources, out, used):
     alpha_beta = _alpha_beta(sources[0][1]) if sources else None
     for (family, check, name, kind, unit), members in groups.items():
         per_source = []
+        constant = _constant([r for _, r in members])  # short legend labels: what differs between lines
         for src_index, (src_label, _, is_baseline) in enumerate(sources):
             series = _Series()
             for s, row in members:
                 if s == src_index:
                     placement = row["parameters"].get("placement") or row["parameters"].get("nodes") or ""
-                    label = _label({k: v for k, v in row["parameters"].items() if k not in _SIZE_PARAMS})
+                    label = _label({k: v for k, v in row["parameters"].items()
+                                    if k not in _SIZE_PARAMS and k not in constant})
+                    if constant and "placement" in constant:
+                        placement = ""
                     if placement and "placement" not in label:
                         label = f"{label}, {placement}"
                     series.add(label, message_size(row), row["value"])
