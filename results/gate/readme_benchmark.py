@@ -99,7 +99,7 @@ def main():
             figures_slowed += len(solver)
             figures_caught += len(caught)
             compares += 1
-            record = {"trial": trial, "order": order, "load": os.getloadavg(), "exit_same": code_ab,
+            record = {"trial": trial, "order": order, "runs": {k: str(v) for k, v in runs.items()}, "load": os.getloadavg(), "exit_same": code_ab,
                       "false_alarm": false_alarm, "same_summary": same["summary"],
                       "solver_verdicts": [(r["parameters"], r["verdict"], r["change"], r["noise"]) for r in solver],
                       "history_runs": same["settings"].get("history_runs")}

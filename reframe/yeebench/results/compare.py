@@ -18,8 +18,8 @@ repeats of each side:
 
 With fewer than MIN_REPEATS_FOR_TEST repeats on a side the spread of the repeats
 says nothing; the noise then comes from the history of the same system and
-figure (history.py: the run-to-run spread of the statistic over recorded runs)
-when there is enough of it, and is otherwise unknown. When the history also knows
+figure (history.py: the change between two recorded runs that only 1 % of pairs
+of recorded runs exceed) when there is enough of it, and is otherwise unknown. When the history also knows
 the figure's run-to-run noise and it is larger than the spread within the runs,
 the larger one is used: repeats taken back to back miss what changes between runs.
 
@@ -80,16 +80,12 @@ def location(values, direction, statistic=DEFAULT_STATISTIC):
     return stats.median(values)
 
 
-def history_noise_band(sigma, z=DEFAULT_Z):
-    """Noise of the change between two single values whose run-to-run relative sigma is `sigma`."""
-    return z * math.sqrt(2.0) * sigma
-
-
 def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA, z=DEFAULT_Z,
-                   statistic=DEFAULT_STATISTIC, history_sigma=None):
+                   statistic=DEFAULT_STATISTIC, history_band=None):
     """Verdict and the figures behind it for one metric's repeats.
 
-    history_sigma: the figure's run-to-run relative sigma from the recorded history, or None.
+    history_band: the relative change between two runs that the figure's recorded history says noise
+    alone rarely exceeds (history.pair_band), or None.
     """
     med_b, med_c = stats.median(base), stats.median(cand)
     testable = len(base) >= MIN_REPEATS_FOR_TEST and len(cand) >= MIN_REPEATS_FOR_TEST
@@ -97,13 +93,13 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
     noise = None
     if testable:
         noise = z * stats.MEDIAN_SE_FACTOR * math.sqrt(sig_b ** 2 / len(base) + sig_c ** 2 / len(cand))
-    if history_sigma is not None:
-        noise = max(noise or 0.0, history_noise_band(history_sigma, z))
+    if history_band is not None:
+        noise = max(noise or 0.0, history_band)
     result = {"baseline_median": med_b, "candidate_median": med_c, "baseline_n": len(base),
               "candidate_n": len(cand),
               "baseline_rel_spread": sig_b if len(base) >= MIN_REPEATS_FOR_TEST else None,
               "candidate_rel_spread": sig_c if len(cand) >= MIN_REPEATS_FOR_TEST else None,
-              "noise": noise, "noise_source": _noise_source(testable, history_sigma),
+              "noise": noise, "noise_source": _noise_source(testable, history_band),
               "p_worse": None, "p_better": None, "statistic": statistic,
               "baseline_value": location(base, direction, statistic),
               "candidate_value": location(cand, direction, statistic)}
@@ -127,12 +123,12 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
     return result
 
 
-def _noise_source(testable, history_sigma):
-    if testable and history_sigma is not None:
+def _noise_source(testable, history_band):
+    if testable and history_band is not None:
         return "repeats+history"
     if testable:
         return "repeats"
-    return "history" if history_sigma is not None else "unknown"
+    return "history" if history_band is not None else "unknown"
 
 
 def _verdict(change, noise, threshold, p_worse, p_better, alpha):
@@ -155,7 +151,7 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
                  z=DEFAULT_Z, ignore=(), statistic=DEFAULT_STATISTIC, history=None):
     """One result dict per metric key present on either side.
 
-    history: {row_key (nothing ignored): run-to-run relative sigma} from the noise model, or None.
+    history: {row_key (nothing ignored): noise band} from the noise model (history.py), or None.
     """
     base_groups = group_rows(baseline_rows, ignore)
     cand_groups = group_rows(candidate_rows, ignore)
@@ -182,9 +178,9 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
                           "change": None, "noise": None, "noise_source": "unknown",
                           "p_worse": None, "p_better": None})
         else:
-            sigma = (history or {}).get(row_key(c_rows[0])) if not ignore else None
+            band = (history or {}).get(row_key(c_rows[0])) if not ignore else None
             entry.update(compare_values([r["value"] for r in b_rows], [r["value"] for r in c_rows],
-                                        direction, threshold, alpha, z, statistic, history_sigma=sigma))
+                                        direction, threshold, alpha, z, statistic, history_band=band))
         results.append(entry)
     return results
 
@@ -197,7 +193,7 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
     is the median of the runs' statistics, the noise their run-to-run spread; with fewer than
     min_runs recorded runs the noise is unknown.
     """
-    from yeebench.results.history import MIN_HISTORY_RUNS
+    from yeebench.results.history import MIN_HISTORY_RUNS, centre_band
     min_runs = MIN_HISTORY_RUNS if min_runs is None else min_runs
     results = []
     for key, c_rows in group_rows(candidate_rows).items():
@@ -216,11 +212,10 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
             results.append(entry)
             continue
         base_value = stats.median(past)
-        sigma = stats.robust_relative_sigma(past) if len(past) >= min_runs else None
-        noise = None if sigma is None else z * sigma * math.sqrt(1.0 + stats.MEDIAN_SE_FACTOR ** 2 / len(past))
+        noise = centre_band(past) if len(past) >= min_runs else None
         entry.update({"baseline_value": base_value, "baseline_median": base_value, "noise": noise,
                       "noise_source": "history" if noise is not None else "unknown",
-                      "baseline_rel_spread": sigma})
+                      "baseline_rel_spread": stats.robust_relative_sigma(past) if len(past) >= min_runs else None})
         if direction in (metrics.HIGHER, metrics.LOWER):
             change = metrics.worse_fraction(base_value, entry["candidate_value"], direction)
             entry["change"] = change

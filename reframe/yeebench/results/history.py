@@ -34,6 +34,30 @@ CREATE INDEX figures_by_system ON figures(system, run);
 """
 
 
+BAND_QUANTILE = 0.99   # per figure; a run has tens of figures, and a compare must rarely cry wolf
+
+
+def pair_band(values, quantile=BAND_QUANTILE):
+    """The relative change between two runs of unchanged code that only `1 - quantile` of pairs exceed:
+    the empirical quantile of |log(a / b)| over every pair of recorded runs, as a fraction. Timings on
+    a shared machine have heavy tails (17x swings), which a normal model from the MAD underrates."""
+    import numpy as np
+    logs = np.log(np.asarray([v for v in values if v > 0], dtype=float))
+    if len(logs) < 2:
+        return None
+    diffs = np.abs(logs[:, None] - logs[None, :])[np.triu_indices(len(logs), k=1)]
+    return float(np.expm1(np.quantile(diffs, quantile)))
+
+
+def centre_band(values, quantile=BAND_QUANTILE):
+    """Like pair_band, for one new run against the median of the recorded ones."""
+    import numpy as np
+    logs = np.log(np.asarray([v for v in values if v > 0], dtype=float))
+    if len(logs) < 2:
+        return None
+    return float(np.expm1(np.quantile(np.abs(logs - np.median(logs)), quantile)))
+
+
 def _signature(run_dir):
     parts = []
     for name in (store.ROWS_FILE, store.PROVENANCE_FILE):
@@ -146,8 +170,8 @@ class History:
         return dict(out)
 
     def noise(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS):
-        """{row_key: run-to-run relative sigma} for figures with at least MIN_HISTORY_RUNS runs."""
-        return {key: stats.robust_relative_sigma(values)
+        """{row_key: noise band} for figures with at least MIN_HISTORY_RUNS runs (see pair_band)."""
+        return {key: pair_band(values)
                 for key, values in self.values(systems, exclude_run_ids, statistic, last).items()
                 if len(values) >= MIN_HISTORY_RUNS}
 

@@ -79,15 +79,15 @@ def test_single_repeats_without_history_are_insufficient_data():
     assert result["verdict"] == "insufficient" and result["noise"] is None  # never 'regressed' on n = 1
     assert compare.compare_values([1.0], [1.02], "lower")["verdict"] == "unchanged"  # within the threshold
     # the history's run-to-run noise decides instead
-    assert compare.compare_values([1.0], [1.2], "lower", history_sigma=0.02)["verdict"] == "regressed"
-    assert compare.compare_values([1.0], [1.2], "lower", history_sigma=0.2)["verdict"] == "unchanged"
+    assert compare.compare_values([1.0], [1.2], "lower", history_band=0.06)["verdict"] == "regressed"
+    assert compare.compare_values([1.0], [1.2], "lower", history_band=0.5)["verdict"] == "unchanged"
 
 
 def test_history_noise_widens_a_too_narrow_band():
     base = [1.00, 1.001, 0.999, 1.0, 1.0]
     cand = [v * 1.1 for v in base]
     assert compare.compare_values(base, cand, "lower")["verdict"] == "regressed"
-    wide = compare.compare_values(base, cand, "lower", history_sigma=0.05)
+    wide = compare.compare_values(base, cand, "lower", history_band=0.15)
     assert wide["verdict"] == "unchanged" and wide["noise_source"] == "repeats+history"
 
 

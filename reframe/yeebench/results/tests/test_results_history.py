@@ -55,8 +55,15 @@ def test_noise_model_needs_enough_runs(tmp_path):
     assert hist.noise(["synth"]) == {}
     synthetic_run(tmp_path, "more", {"t": [1.0]})
     hist = history.open_history(tmp_path / "results")
-    (sigma,) = hist.noise(["synth"]).values()
-    assert 0 < sigma < 0.1
+    (band,) = hist.noise(["synth"]).values()
+    assert 0.02 < band < 0.15   # 2 % lognormal noise: pairs differ by up to ~7 %, rarely more
+
+
+def test_pair_band_follows_heavy_tails():
+    calm = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]
+    assert history.pair_band(calm) < 0.05
+    assert history.pair_band(calm + [3.0]) > 1.0     # one 3x outlier in the history widens the band
+    assert history.pair_band([1.0]) is None
 
 
 def test_history_lets_single_runs_be_judged(tmp_path):
