@@ -1,6 +1,8 @@
 """ReFrame's results database: enabled by the suite's configuration, read by `yeebench results ingest`."""
 import json
 import os
+import shlex
+import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -34,12 +36,34 @@ def two_sessions(tmp_path_factory):
     return rfm_dir
 
 
+def _readme_commands(prefix):
+    text = (REPO / "results" / "README.md").read_text()
+    return [line.strip() for line in text.splitlines() if line.strip().startswith(prefix)]
+
+
 def test_performance_compare_works_on_the_suites_sessions(two_sessions):
-    listed = _reframe(two_sessions, "--list-stored-sessions")
+    """The README's ReFrame commands, exactly as written, on the suite's configuration."""
+    commands = _readme_commands(".venv/bin/reframe -C reframe/config/settings.py")
+    assert len(commands) == 2
+    if not (REPO / ".venv" / "bin" / "reframe").exists():
+        pytest.skip("no .venv in this checkout")
+    env = dict(os.environ, YEEBENCH_RFM_DIR=str(two_sessions))
+    env.pop("RFM_ENABLE_RESULTS_STORAGE", None)
+    listed, cmp = (subprocess.run(shlex.split(c), capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+                   for c in commands)
     assert listed.returncode == 0 and listed.stdout.count("20") >= 2, listed.stdout + listed.stderr
-    cmp = _reframe(two_sessions, "--performance-compare=now-1h:now/now-1h:now/mean:/")
     assert cmp.returncode == 0, cmp.stdout + cmp.stderr
     assert "StorageProbe" in cmp.stdout and "probe_time_s" in cmp.stdout and "0.25" in cmp.stdout
+
+
+def test_readme_ingest_command_runs_as_written(two_sessions, tmp_path):
+    (command,) = _readme_commands("and `yeebench results ingest --reframe-db")
+    argv = shlex.split(command.split("`")[1])
+    db = tmp_path / argv[-1]
+    db.parent.mkdir(parents=True)
+    shutil.copy(two_sessions / "results-db" / "local.db", db)
+    proc = run_cli(*argv[1:], cwd=tmp_path)   # yeebench results ingest ...: run_cli is `yeebench`
+    assert proc.returncode == 0 and len(list((tmp_path / "results" / "local").iterdir())) == 2, proc.stderr
 
 
 def test_ingest_reads_the_database_and_agrees_with_reframe(two_sessions, tmp_path):
