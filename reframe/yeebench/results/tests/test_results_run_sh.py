@@ -44,8 +44,13 @@ def test_no_report_means_no_report_path(tmp_path):
 
 
 def test_every_printed_path_exists(tmp_path):
+    log = tmp_path / "rfm" / "reframe.log"   # as ReFrame leaves it
+    log.parent.mkdir(parents=True)
+    log.write_text("[2026-01-01T00:00:00] info: reframe: ran\n")
     proc = _run(tmp_path, writes_report=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     paths = _printed_paths(proc.stdout)
     assert "results run" in proc.stdout and "HTML report" in proc.stdout
     assert paths and all(p.exists() for p in paths), paths
+    # the run's plausibility warnings reach the ReFrame log (the fixture's pt2pt repeats swing x20)
+    assert "warning: ingest: plausibility warning: FixturePt2pt" in log.read_text()
