@@ -97,7 +97,10 @@ def _history_for(args, candidate):
     from yeebench.results.history import open_history
     if args.no_history or not Path(args.results_dir).is_dir():
         return None
-    return open_history(args.results_dir)
+    history = open_history(args.results_dir)
+    for problem in history.unreadable:
+        print(f"compare: note: left out of the history: {problem}", file=sys.stderr)
+    return history
 
 
 @_guard

@@ -88,6 +88,7 @@ class History:
         self.results_dir = Path(results_dir)
         self.path = self.results_dir / CACHE_NAME
         self.refreshed = 0
+        self.unreadable = []
         self.db = self._open()
         self._sync()
 
@@ -132,7 +133,11 @@ class History:
                 if cached.get(path) == signature:
                     continue
                 self.db.execute("DELETE FROM runs WHERE path = ?", (path,))
-                run = store.load_run(run_dir)   # validated; a corrupt run is an error, not a hole
+                try:
+                    run = store.load_run(run_dir)   # validated
+                except ResultsError as err:
+                    self.unreadable.append(str(err))   # left out of the history, and said so
+                    continue
                 self._insert(path, signature, run)
                 self.refreshed += 1
 

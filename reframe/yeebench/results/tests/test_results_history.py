@@ -85,3 +85,13 @@ def test_history_lets_single_runs_be_judged(tmp_path):
     empty.mkdir()
     proc = run_cli("results", "compare", "--baseline", "history", "--candidate", slow, "--results-dir", empty)
     assert proc.returncode == 2 and "no recorded runs of synth" in proc.stderr
+
+
+def test_a_corrupt_run_is_left_out_of_the_history_and_said_so(tmp_path):
+    runs = _history_runs(tmp_path, 6)
+    (runs[0] / "rows.jsonl").write_text('{"trunc')
+    hist = history.open_history(tmp_path / "results")
+    assert hist.run_count() == 5 and "corrupt or truncated" in hist.unreadable[0]
+    a = synthetic_run(tmp_path / "x", "a", {"t": [1.0]})
+    proc = run_cli("results", "compare", "--baseline", a, "--candidate", a, "--results-dir", tmp_path / "results")
+    assert proc.returncode == 0 and "left out of the history" in proc.stderr
