@@ -55,9 +55,9 @@ def make_run(prefix, results, rfm_dir, run_args, venv):
     raise RuntimeError(f"run.sh recorded no run (exit {proc.returncode}): {proc.stderr.strip()[-400:]}")
 
 
-def compare(venv, base, cand, history):
+def compare(venv, base, cand, history, extra=()):
     proc = subprocess.run([str(venv / "bin" / "yeebench"), "results", "compare", "--baseline", str(base),
-                           "--candidate", str(cand), "--results-dir", str(history), "--format", "json"],
+                           "--candidate", str(cand), "--results-dir", str(history), "--format", "json", *extra],
                           capture_output=True, text=True)
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"compare failed: {proc.stderr.strip()}")
@@ -73,8 +73,13 @@ def main():
     parser.add_argument("--keep", action="store_true", help="add to an earlier benchmark's history")
     parser.add_argument("run_args", nargs="*", default=["-n", "FdtdStrongScaling"],
                         help="extra run.sh arguments (default: -n FdtdStrongScaling)")
+    parser.add_argument("--rescore", metavar="COMPARE_OPTIONS",
+                        help="no new runs: compare the recorded trials again with these extra compare options "
+                             "(e.g. '--no-history'), each trial's history as it stood then")
     args = parser.parse_args()
     out = args.out.resolve()
+    if args.rescore is not None:
+        return rescore(out, args.venv, args.rescore.split())
     if not args.keep:
         shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
@@ -111,6 +116,27 @@ def main():
                       "detected": detected, "detection_rate": detected / compares,
                       "solver_figures_caught": f"{figures_caught}/{figures_slowed}",
                       "load_end": os.getloadavg(), "selection": ["-t", "smoke", *args.run_args]}))
+
+
+def rescore(out, venv, extra):
+    """The recorded trials compared again (history: the unchanged runs recorded before each trial's B)."""
+    trials = [json.loads(line) for line in open(out / "trials.jsonl")]
+    alarms = detected = 0
+    for t in trials:
+        runs = {k: Path(v) for k, v in t["runs"].items()}
+        hidden = sorted(p for p in (out / "results" / "local").iterdir() if p.name > max(runs["A"].name, runs["B"].name))
+        for p in hidden:   # the history as it stood: runs recorded later are moved aside meanwhile
+            p.rename(p.with_name("." + p.name + ".later"))
+        try:
+            _, same = compare(venv, runs["A"], runs["B"], out / "results", extra)
+            _, slowed = compare(venv, runs["A"], runs["S"], out / "results", extra)
+        finally:
+            for p in hidden:
+                p.with_name("." + p.name + ".later").rename(p)
+        alarms += any(r["verdict"] == "regressed" for r in same["results"])
+        solver = [r for r in slowed["results"] if r["metric"] == SOLVER_METRIC]
+        detected += bool(solver) and all(r["verdict"] == "regressed" for r in solver)
+    print(json.dumps({"rescored_with": extra, "trials": len(trials), "false_alarms": alarms, "detected": detected}))
 
 
 if __name__ == "__main__":
