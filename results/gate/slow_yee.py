@@ -21,7 +21,6 @@ def main():
     stopped_share = slowdown / (1.0 + slowdown)     # +20 % time <=> stopped 1/6 of it
     proc = subprocess.Popen(sys.argv[1:])
     while proc.poll() is None:
-        start = time.monotonic()
         time.sleep(PERIOD_S * (1 - stopped_share))
         try:
             proc.send_signal(signal.SIGSTOP)

@@ -26,7 +26,6 @@ def _pct(value):
 
 def _cells(result):
     p = result.get("p_worse") if result.get("verdict") != "improved" else result.get("p_better")
-    noise = result.get("noise")
     return (result["check"], result["parameters"], result["metric"], result["unit"] or "-",
             result["direction"], _num(result.get("baseline_value")), str(result.get("baseline_n", 0)),
             _num(result.get("candidate_value")), str(result.get("candidate_n", 0)),
