@@ -33,24 +33,37 @@ if [ ! -s "$report" ]; then
 elif ! "$VENV/bin/yeebench" results ingest --help > /dev/null 2>&1; then
     echo "run: note: 'yeebench results ingest' is not available in this checkout; the ReFrame report is kept"
 else
-    run_dir=$("$VENV/bin/yeebench" results ingest "$report" --results-dir "$RESULTS_DIR" | tail -n 1)
+    ingest_err=$(mktemp)
+    run_dir=$("$VENV/bin/yeebench" results ingest "$report" --results-dir "$RESULTS_DIR" 2> "$ingest_err" | tail -n 1)
+    cat "$ingest_err" >&2
+    # plausibility warnings belong beside ReFrame's own account of the run
+    if [ -f "$RFM_DIR/reframe.log" ]; then
+        grep '^ingest: plausibility warning' "$ingest_err" | sed "s/^/[$(date -u +%FT%T)] warning: /" \
+            >> "$RFM_DIR/reframe.log"
+    fi
+    rm -f "$ingest_err"
     if [ -n "$run_dir" ] && [ -d "$run_dir" ]; then
         html=$run_dir/report.html
         "$VENV/bin/yeebench" results report "$run_dir" -o "$html" > /dev/null || html=""
+        [ -n "$html" ] && [ ! -s "$html" ] && html=""
     else
         echo "run: 'yeebench results ingest' did not record the report" >&2
         run_dir=""
     fi
 fi
 
+# only paths this run wrote (or that exist): never point at a file that is not there
+show() { [ -e "$2" ] && printf '  %-16s %s\n' "$1" "$2"; return 0; }
 echo
 echo "run: where everything is"
-echo "  ReFrame report   $report"
-echo "  perflogs         $RFM_DIR/perflogs/local/default"
-echo "  stage / output   $RFM_DIR/local/stage, $RFM_DIR/local/output"
-echo "  ReFrame log      $RFM_DIR/reframe.log"
-[ -n "$run_dir" ] && echo "  results run      $run_dir"
-[ -n "$html" ] && echo "  HTML report      $html"
+show "ReFrame report" "$report"
+show "perflogs" "$RFM_DIR/perflogs/local/default"
+show "stage" "$RFM_DIR/local/stage"
+show "output" "$RFM_DIR/local/output"
+show "ReFrame log" "$RFM_DIR/reframe.log"
+show "ReFrame DB" "$RFM_DIR/results-db/local.db"
+[ -n "$run_dir" ] && show "results run" "$run_dir"
+[ -n "$html" ] && show "HTML report" "$html"
 if [ $rfm_status -ne 0 ]; then
     echo "run: some checks failed (ReFrame exit status $rfm_status); see the failure summary above" >&2
 fi

@@ -79,4 +79,8 @@ site_configuration = {
         'check_search_path': [str(REPO_ROOT / 'reframe' / 'checks')],
         'save_log_files': False,
     }],
+    # ReFrame's results database, one per system, for `reframe --performance-compare`,
+    # `--list-stored-sessions` and `yeebench results ingest --reframe-db` (RFM_ENABLE_RESULTS_STORAGE=0: off)
+    'storage': [{'enable': True, 'target_systems': [s['name']],
+                 'sqlite_db_file': str(RFM_DIR / 'results-db' / f"{s['name']}.db")} for s in _systems],
 }

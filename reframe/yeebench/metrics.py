@@ -1,13 +1,45 @@
-"""Metric directions and units: which way is better, and SI-style units.
+"""Metric directions, units and plausibility rules: which way is better, SI-style units, and
+what a believable value of each figure looks like.
 
 Checks declare directions (`perf_directions`); this module is the fallback
 when they do not, and the one place that converts non-SI units (binary
 prefixes, NetPIPE's Mbps) to SI-prefixed ones so results compare across tools.
+FIGURES declares, beside each figure's direction and unit, the plausibility
+rules `yeebench results` evaluates at ingest (results/plausibility.py): a
+figure that breaks one is flagged in the report and the log, never failed.
 """
+import fnmatch
 import re
+from collections import namedtuple
 
 HIGHER = "higher"
 LOWER = "lower"
+
+# Plausibility rules (their tests live in results/plausibility.py):
+AT_MOST_100_PERCENT = "efficiency-at-most-100%"   # speed-up cannot exceed the cores used (beyond noise)
+WITHIN_MODEL_BOUND = "within-model-bound"         # 100% = the alpha-beta lower bound: nothing is faster
+WORKING_SET_OVER_LLC = "working-set-4x-llc"       # a memory-bandwidth kernel smaller than 4x LLC measures cache
+WITHIN_MEMORY_PEAK = "within-measured-memory-peak"  # no memory bandwidth above the machine's measured DRAM peak
+REPEATS_AGREE = "repeats-agree"                   # repeats of one figure within a factor of 2 of each other
+
+Figure = namedtuple("Figure", "pattern direction unit rules meaning")
+# First matching pattern wins; the last entry applies to every figure.
+FIGURES = (
+    Figure("parallel_efficiency", HIGHER, "%", (AT_MOST_100_PERCENT, REPEATS_AGREE),
+           "speed-up / cores against a 1-core run in the same job"),
+    Figure("efficiency_*B", HIGHER, "%", (WITHIN_MODEL_BOUND, REPEATS_AGREE),
+           "alpha-beta lower bound / measured collective latency"),
+    Figure("triad_bw", HIGHER, "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
+           "STREAM-style triad bandwidth (numa-bw)"),
+    Figure("copy_bw", HIGHER, "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
+           "STREAM-style copy bandwidth (numa-bw)"),
+    Figure("*", None, None, (REPEATS_AGREE,), ""),
+)
+
+
+def figure(metric):
+    """The FIGURES entry that declares this metric."""
+    return next(f for f in FIGURES if fnmatch.fnmatchcase(metric or "", f.pattern))
 
 # unit -> (SI unit, factor to multiply the value by)
 _UNIT_CONVERSIONS = {
@@ -65,6 +97,9 @@ def resolve_direction(metric, unit, declared):
         value = declared.get(metric)
         if value in (HIGHER, LOWER):
             return value, "declared"
+    declared_here = figure(metric).direction
+    if declared_here:
+        return declared_here, "declared"
     guess = infer_direction(metric, unit)
     if guess:
         return guess, "inferred"

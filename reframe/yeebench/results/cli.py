@@ -30,6 +30,16 @@ def _positive_float(text):
     return value
 
 
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1: {text!r}")
+    return value
+
+
 def _alpha(text):
     value = _positive_float(text)
     if value >= 1:
@@ -51,38 +61,99 @@ def _guard(func):
     return run
 
 
+def _print_plausibility(run_dir):
+    """Each plausibility warning of a new run as one line on stderr (run.sh adds them to the ReFrame log)."""
+    from yeebench.results import store
+    prov = store.read_json(Path(run_dir) / store.PROVENANCE_FILE, "provenance")
+    for w in (prov.get("plausibility") or {}).get("warnings", []):
+        print(f"ingest: plausibility warning: {w['check']} {w['parameters']} {w['metric']}: {w['message']} "
+              f"[{w['rule']}]", file=sys.stderr)
+
+
 @_guard
 def cmd_ingest(args):
-    from yeebench.results.ingest import ingest
-    run_dir = ingest(args.report, args.results_dir)
-    print(run_dir)
+    from yeebench.results.ingest import ingest, ingest_reframe_db
+    if (args.report is None) == (args.reframe_db is None):
+        raise ResultsError("give a REPORT.json or --reframe-db DB (one of them)")
+    if args.session and not args.reframe_db:
+        raise ResultsError("--session selects sessions of --reframe-db")
+    if args.report is not None:
+        new = [ingest(args.report, args.results_dir)]
+        known = empty = None
+    else:
+        new, known, empty = ingest_reframe_db(args.reframe_db, args.results_dir, args.session)
+    for run_dir in new:
+        _print_plausibility(run_dir)
+        print(run_dir)
+    if known is None:
+        return 0
+    print(f"ingest: {len(new)} new session(s) recorded, {len(known)} already recorded, "
+          f"{len(empty)} without figures", file=sys.stderr)
     return 0
+
+
+def _history_for(args, candidate):
+    """The synced history of --results-dir, or None when there is none or it is turned off."""
+    from yeebench.results.history import open_history
+    if args.no_history or not Path(args.results_dir).is_dir():
+        return None
+    history = open_history(args.results_dir)
+    for problem in history.unreadable:
+        print(f"compare: note: left out of the history: {problem}", file=sys.stderr)
+    return history
 
 
 @_guard
 def cmd_compare(args):
     from yeebench.results import compare, formats, sources
-    baseline = sources.load_sources(args.baseline)
     candidate = sources.load_sources(args.candidate)
-    base_rows, cand_rows = baseline.rows, candidate.rows
+    from_history = args.baseline == ["history"] and not Path("history").exists()
+    baseline = None if from_history else sources.load_sources(args.baseline)
+    try:
+        compare.check_ignore_fields(args.ignore, candidate.rows + (baseline.rows if baseline else []))
+    except ValueError as err:
+        raise ResultsError(str(err)) from None
+    if baseline is not None:
+        sources.check_comparable((("baseline", baseline), ("candidate", candidate)), args.ignore)
+    cand_rows = candidate.rows
     if args.metric:
-        base_rows = compare.select_metrics(base_rows, args.metric)
         cand_rows = compare.select_metrics(cand_rows, args.metric)
-        if not base_rows and not cand_rows:
-            raise ResultsError(f"no metric matches {' '.join(args.metric)}")
-    results = compare.compare_rows(base_rows, cand_rows, threshold=args.threshold,
-                                   alpha=args.alpha, z=args.z, ignore=tuple(args.ignore),
-                                   statistic=args.statistic)
+    history = _history_for(args, candidate)
+    exclude = {row["run_id"] for row in candidate.rows}
+    systems = sources.systems_of(candidate)
+    if from_history:
+        if history is None:
+            raise ResultsError(f"--baseline history needs recorded runs in --results-dir {args.results_dir}")
+        values = history.values(systems, exclude, args.statistic, args.history_runs)
+        if not values:
+            raise ResultsError(f"no recorded runs of {', '.join(systems)} in {args.results_dir} "
+                               f"besides the candidate")
+        results = compare.compare_with_history(cand_rows, values, threshold=args.threshold, z=args.z,
+                                               statistic=args.statistic)
+        base_label = f"history of {', '.join(systems)} in {args.results_dir} (newest {args.history_runs} runs)"
+    else:
+        base_rows = baseline.rows
+        if args.metric:
+            base_rows = compare.select_metrics(base_rows, args.metric)
+        exclude |= {row["run_id"] for row in baseline.rows}
+        noise = history.noise(systems, exclude, args.statistic, args.history_runs) if history else None
+        results = compare.compare_rows(base_rows, cand_rows, threshold=args.threshold,
+                                       alpha=args.alpha, z=args.z, ignore=tuple(args.ignore),
+                                       statistic=args.statistic, history=noise)
+        base_label = baseline.label
+    if args.metric and not results:
+        raise ResultsError(f"no metric matches {' '.join(args.metric)}")
     counts = compare.summary(results)
-    header = [f"baseline:  {baseline.label}", f"candidate: {candidate.label}",
+    header = [f"baseline:  {base_label}", f"candidate: {candidate.label}",
               f"statistic {args.statistic} of the repeats, threshold {args.threshold * 100:g}%, "
-              f"alpha {args.alpha:g}, noise band {args.z:g} sigma"]
+              f"alpha {args.alpha:g}, noise band {args.z:g} sigma, run-to-run noise from "
+              + (f"{history.run_count()} recorded runs" if history else "no history")]
     formatter = formats.FORMATTERS[args.format]
     if args.format == "json":
         text = formatter(results, counts, header, settings={
-            "baseline": baseline.label, "candidate": candidate.label, "threshold": args.threshold,
+            "baseline": base_label, "candidate": candidate.label, "threshold": args.threshold,
             "alpha": args.alpha, "z": args.z, "ignore": args.ignore, "metric": args.metric,
-            "statistic": args.statistic})
+            "statistic": args.statistic, "history_runs": history.run_count() if history else 0})
     else:
         text = formatter(results, counts, header)
     if args.output:
@@ -90,9 +161,15 @@ def cmd_compare(args):
         atomic_write_text(args.output, text)
     else:
         sys.stdout.write(text)
+    lost = sum(1 for r in results if r["verdict"] == "missing" and r.get("missing_in") == "candidate")
     if args.output or args.format != "table":
         print(f"compare: {formats.summary_line(counts)}", file=sys.stderr)
+    if lost and not args.allow_missing:
+        print(f"compare: {lost} figure(s) of the baseline have no counterpart in the candidate "
+              f"(--allow-missing to accept)", file=sys.stderr)
     if counts["regressed"]:
+        return 1
+    if lost and not args.allow_missing:
         return 1
     if args.fail_on_missing and counts["missing"]:
         return 1
@@ -125,6 +202,8 @@ def cmd_report(args):
     from yeebench.results import report, sources
     runs = [sources.load_source(r) for r in args.run]
     baseline = sources.load_sources([args.baseline]) if args.baseline else None
+    sources.check_comparable([(f"run {r.label}", r) for r in runs]
+                             + ([("baseline", baseline)] if baseline else []))
     path = report.write_report(runs, Path(args.output), baseline=baseline, threshold=args.threshold)
     print(path)
     return 0
@@ -139,21 +218,31 @@ def register(subparsers):
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
     p = sub.add_parser("ingest", help="record a ReFrame run report as a run directory",
-                       description="Turn ReFrame's --report-file JSON into RESULTS_DIR/<system>/<run-id>/ "
+                       description="Turn ReFrame's --report-file JSON, or the sessions stored in ReFrame's "
+                                   "results database, into RESULTS_DIR/<system>/<run-id>/ "
                                    "(rows.jsonl, provenance.json, report.json). Never overwrites a run; "
-                                   "prints the run directory.")
-    p.add_argument("report", metavar="REPORT.json", help="ReFrame run report (--report-file)")
+                                   "prints each new run directory.")
+    p.add_argument("report", metavar="REPORT.json", nargs="?", help="ReFrame run report (--report-file)")
+    p.add_argument("--reframe-db", metavar="DB",
+                   help="record the sessions of ReFrame's results database not recorded yet instead "
+                        "(the suite's: build/reframe/results-db/<system>.db)")
+    p.add_argument("--session", action="append", default=[], metavar="UUID",
+                   help="only this session of --reframe-db (repeatable)")
     p.add_argument("--results-dir", default=DEFAULT_RESULTS_DIR, help="results tree (default: %(default)s)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("compare", help="compare a candidate run with a baseline (exit 1 on regression)",
                        description="Match rows by system, partition, environ, check, parameters and metric; "
-                                   "classify each metric as improved/unchanged/regressed/missing using its "
-                                   "direction, the best (or median) of its repeats, their MAD spread and a "
-                                   "one-sided Mann-Whitney test (>= 3 repeats each). Exit 1 when anything "
-                                   "regressed beyond the threshold and the noise, 2 on bad input.")
+                                   "classify each metric as improved/unchanged/regressed/insufficient/missing using "
+                                   "its direction, the best (or median) of its repeats, their MAD spread, a "
+                                   "one-sided Mann-Whitney test (>= 3 repeats each) and the run-to-run noise "
+                                   "of the recorded history. 'insufficient' (never a failure): too few repeats "
+                                   "and too little history to tell a change from noise. Exit 1 when anything "
+                                   "regressed beyond the threshold and the noise, or a baseline figure has no "
+                                   "counterpart; 2 on bad input.")
     p.add_argument("--baseline", nargs="+", required=True, metavar="RUN_OR_DIR",
-                   help="run directory, folder of runs (pooled) or baseline file results/baselines/<system>.json")
+                   help="run directory, folder of runs (pooled), baseline file results/baselines/<system>.json, "
+                        "or 'history': the recorded runs of the candidate's system in --results-dir")
     p.add_argument("--candidate", nargs="+", required=True, metavar="RUN_OR_DIR",
                    help="run directory or folder of runs (pooled)")
     p.add_argument("--threshold", type=parse_threshold, default=0.05,
@@ -172,7 +261,16 @@ def register(subparsers):
                    help="compare only metrics matching this shell pattern (repeatable; default: all)")
     p.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table")
     p.add_argument("-o", "--output", help="write the comparison to this file instead of stdout")
-    p.add_argument("--fail-on-missing", action="store_true", help="exit 1 also when a metric is missing")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="exit 0 even when a figure of the baseline has no counterpart in the candidate")
+    p.add_argument("--fail-on-missing", action="store_true",
+                   help="exit 1 also when the candidate has figures the baseline lacks")
+    p.add_argument("--results-dir", default=DEFAULT_RESULTS_DIR,
+                   help="recorded runs whose run-to-run spread is the noise model, and the history for "
+                        "--baseline history (default: %(default)s)")
+    p.add_argument("--history-runs", type=_positive_int, default=20,
+                   help="how many of the newest recorded runs make up the history (default: %(default)s)")
+    p.add_argument("--no-history", action="store_true", help="ignore the recorded runs' noise")
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("baseline", help="promote run(s) to results/baselines/<system>.json",

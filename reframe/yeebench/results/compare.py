@@ -16,10 +16,18 @@ repeats of each side:
   p       = one-sided Mann-Whitney U p-value in the worse (or better) direction over
             all repeats, when both sides have >= MIN_REPEATS_FOR_TEST repeats
 
+With fewer than MIN_REPEATS_FOR_TEST repeats on a side the spread of the repeats
+says nothing; the noise then comes from the history of the same system and
+figure (history.py: the change between two recorded runs that only 1 % of pairs
+of recorded runs exceed) when there is enough of it, and is otherwise unknown. When the history also knows
+the figure's run-to-run noise and it is larger than the spread within the runs,
+the larger one is used: repeats taken back to back miss what changes between runs.
+
 A metric is 'regressed' when change > threshold AND change > noise AND (no test
 possible, or p <= alpha); 'improved' symmetrically; 'unchanged' otherwise;
-'missing' when one side has no rows for it. Unknown direction: medians, and
-'changed' or 'unchanged', never a failure.
+'insufficient' (insufficient data, never a failure) when the noise is unknown and
+the change exceeds the threshold; 'missing' when one side has no rows for it.
+Unknown direction: medians, and 'changed' or 'unchanged', never a failure.
 """
 import fnmatch
 import math
@@ -35,7 +43,8 @@ MIN_REPEATS_FOR_TEST = 3
 DEFAULT_STATISTIC = "best"
 STATISTICS = ("best", "median")
 
-VERDICTS = ("regressed", "improved", "unchanged", "changed", "missing")
+VERDICTS = ("regressed", "improved", "unchanged", "changed", "insufficient", "missing")
+KEY_FIELDS = ("system", "partition", "environ")
 
 
 def parameter_text(params):
@@ -72,21 +81,32 @@ def location(values, direction, statistic=DEFAULT_STATISTIC):
 
 
 def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA, z=DEFAULT_Z,
-                   statistic=DEFAULT_STATISTIC):
-    """Verdict and the figures behind it for one metric's repeats."""
+                   statistic=DEFAULT_STATISTIC, history_band=None):
+    """Verdict and the figures behind it for one metric's repeats.
+
+    history_band: the relative change between two runs that the figure's recorded history says noise
+    alone rarely exceeds (history.pair_band), or None.
+    """
     med_b, med_c = stats.median(base), stats.median(cand)
+    testable = len(base) >= MIN_REPEATS_FOR_TEST and len(cand) >= MIN_REPEATS_FOR_TEST
     sig_b, sig_c = stats.robust_relative_sigma(base), stats.robust_relative_sigma(cand)
-    noise = z * stats.MEDIAN_SE_FACTOR * math.sqrt(sig_b ** 2 / len(base) + sig_c ** 2 / len(cand))
+    noise = None
+    if testable:
+        noise = z * stats.MEDIAN_SE_FACTOR * math.sqrt(sig_b ** 2 / len(base) + sig_c ** 2 / len(cand))
+    if history_band is not None:
+        noise = max(noise or 0.0, history_band)
     result = {"baseline_median": med_b, "candidate_median": med_c, "baseline_n": len(base),
-              "candidate_n": len(cand), "baseline_rel_spread": sig_b, "candidate_rel_spread": sig_c,
-              "noise": noise, "p_worse": None, "p_better": None, "statistic": statistic,
+              "candidate_n": len(cand),
+              "baseline_rel_spread": sig_b if len(base) >= MIN_REPEATS_FOR_TEST else None,
+              "candidate_rel_spread": sig_c if len(cand) >= MIN_REPEATS_FOR_TEST else None,
+              "noise": noise, "noise_source": _noise_source(testable, history_band),
+              "p_worse": None, "p_better": None, "statistic": statistic,
               "baseline_value": location(base, direction, statistic),
               "candidate_value": location(cand, direction, statistic)}
-    testable = len(base) >= MIN_REPEATS_FOR_TEST and len(cand) >= MIN_REPEATS_FOR_TEST
     if direction not in (metrics.HIGHER, metrics.LOWER):
         change = (med_c / med_b - 1.0) if med_b else 0.0
         result["change"] = change
-        beyond = abs(change) > threshold and abs(change) > noise
+        beyond = abs(change) > threshold and (noise is None or abs(change) > noise)
         result["verdict"] = "changed" if beyond else "unchanged"
         return result
     change = metrics.worse_fraction(result["baseline_value"], result["candidate_value"], direction)
@@ -99,22 +119,40 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
         else:
             result["p_worse"] = stats.mann_whitney_greater(base, cand)
             result["p_better"] = stats.mann_whitney_greater(cand, base)
-    worse_sig = result["p_worse"] is None or result["p_worse"] <= alpha
-    better_sig = result["p_better"] is None or result["p_better"] <= alpha
-    # improvement measured on the same scale: how much less work per unit the candidate needs
-    gain = -change / (1.0 + change) if change > -1.0 else float("inf")
-    if change > threshold and change > noise and worse_sig:
-        result["verdict"] = "regressed"
-    elif gain > threshold and -change > noise and better_sig:
-        result["verdict"] = "improved"
-    else:
-        result["verdict"] = "unchanged"
+    result["verdict"] = _verdict(change, noise, threshold, result["p_worse"], result["p_better"], alpha)
     return result
 
 
+def _noise_source(testable, history_band):
+    if testable and history_band is not None:
+        return "repeats+history"
+    if testable:
+        return "repeats"
+    return "history" if history_band is not None else "unknown"
+
+
+def _verdict(change, noise, threshold, p_worse, p_better, alpha):
+    # improvement measured on the same scale: how much less work per unit the candidate needs
+    gain = -change / (1.0 + change) if change > -1.0 else float("inf")
+    if change <= threshold and gain <= threshold:
+        return "unchanged"        # within the user's tolerance whatever the noise
+    if noise is None:
+        return "insufficient"     # beyond the threshold, but nothing says how noisy the figure is
+    worse_sig = p_worse is None or p_worse <= alpha
+    better_sig = p_better is None or p_better <= alpha
+    if change > threshold and change > noise and worse_sig:
+        return "regressed"
+    if gain > threshold and -change > noise and better_sig:
+        return "improved"
+    return "unchanged"
+
+
 def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA,
-                 z=DEFAULT_Z, ignore=(), statistic=DEFAULT_STATISTIC):
-    """One result dict per metric key present on either side."""
+                 z=DEFAULT_Z, ignore=(), statistic=DEFAULT_STATISTIC, history=None):
+    """One result dict per metric key present on either side.
+
+    history: {row_key (nothing ignored): noise band} from the noise model (history.py), or None.
+    """
     base_groups = group_rows(baseline_rows, ignore)
     cand_groups = group_rows(candidate_rows, ignore)
     results = []
@@ -137,12 +175,68 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
                           "baseline_value": location(b_values, direction, statistic) if b_values else None,
                           "candidate_value": location(c_values, direction, statistic) if c_values else None,
                           "baseline_n": len(b_rows or []), "candidate_n": len(c_rows or []),
-                          "change": None, "noise": None, "p_worse": None, "p_better": None})
+                          "change": None, "noise": None, "noise_source": "unknown",
+                          "p_worse": None, "p_better": None})
         else:
+            band = (history or {}).get(row_key(c_rows[0])) if not ignore else None
             entry.update(compare_values([r["value"] for r in b_rows], [r["value"] for r in c_rows],
-                                        direction, threshold, alpha, z, statistic))
+                                        direction, threshold, alpha, z, statistic, history_band=band))
         results.append(entry)
     return results
+
+
+def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRESHOLD, z=DEFAULT_Z,
+                         statistic=DEFAULT_STATISTIC, min_runs=None):
+    """Candidate figures against the recorded history of the same system and figure.
+
+    history_values: {row_key: [the statistic of each recorded run, newest first]}. The baseline value
+    is the median of the runs' statistics, the noise their run-to-run spread; with fewer than
+    min_runs recorded runs the noise is unknown.
+    """
+    from yeebench.results.history import MIN_HISTORY_RUNS, centre_band
+    min_runs = MIN_HISTORY_RUNS if min_runs is None else min_runs
+    results = []
+    for key, c_rows in group_rows(candidate_rows).items():
+        system, partition, environ, check, params, metric = key
+        direction = c_rows[0]["direction"]
+        entry = {"system": system, "partition": partition, "environ": environ, "check": check,
+                 "parameters": params, "metric": metric, "unit": c_rows[0]["unit"], "direction": direction,
+                 "statistic": statistic, "p_worse": None, "p_better": None}
+        past = history_values.get(key) or []
+        c_values = [r["value"] for r in c_rows]
+        entry.update({"candidate_n": len(c_values), "candidate_median": stats.median(c_values),
+                      "candidate_value": location(c_values, direction, statistic), "baseline_n": len(past)})
+        if not past:
+            entry.update({"verdict": "missing", "missing_in": "baseline", "baseline_value": None,
+                          "baseline_median": None, "change": None, "noise": None, "noise_source": "unknown"})
+            results.append(entry)
+            continue
+        base_value = stats.median(past)
+        noise = centre_band(past) if len(past) >= min_runs else None
+        entry.update({"baseline_value": base_value, "baseline_median": base_value, "noise": noise,
+                      "noise_source": "history" if noise is not None else "unknown",
+                      "baseline_rel_spread": stats.robust_relative_sigma(past) if len(past) >= min_runs else None})
+        if direction in (metrics.HIGHER, metrics.LOWER):
+            change = metrics.worse_fraction(base_value, entry["candidate_value"], direction)
+            entry["change"] = change
+            entry["verdict"] = _verdict(change, noise, threshold, None, None, DEFAULT_ALPHA)
+        else:
+            change = (entry["candidate_median"] / base_value - 1.0) if base_value else 0.0
+            entry["change"] = change
+            beyond = abs(change) > threshold and (noise is None or abs(change) > noise)
+            entry["verdict"] = "changed" if beyond else "unchanged"
+        results.append(entry)
+    return results
+
+
+def check_ignore_fields(ignore, rows):
+    """Reject --ignore fields that name nothing in the rows (a typo would silently match nothing)."""
+    known = set(KEY_FIELDS) | {f"parameters.{k}" for r in rows for k in r["parameters"]}
+    for field in ignore:
+        if field not in known:
+            params = sorted(k for k in known if k.startswith("parameters."))
+            raise ValueError(f"unknown --ignore field {field!r}: use one of {', '.join(KEY_FIELDS)}"
+                             + (f", {', '.join(params)}" if params else " (these runs have no parameters)"))
 
 
 def summary(results):

@@ -26,16 +26,31 @@ def _pct(value):
 
 def _cells(result):
     p = result.get("p_worse") if result.get("verdict") != "improved" else result.get("p_better")
-    noise = result.get("noise")
     return (result["check"], result["parameters"], result["metric"], result["unit"] or "-",
             result["direction"], _num(result.get("baseline_value")), str(result.get("baseline_n", 0)),
             _num(result.get("candidate_value")), str(result.get("candidate_n", 0)),
-            _pct(result.get("change")), "-" if noise is None else f"±{noise * 100:.1f}%",
-            _num(p), result["verdict"] + (f" (not in {result['missing_in']})" if result.get("missing_in") else ""))
+            _pct(result.get("change")), _noise(result), _num(p), verdict_text(result))
+
+
+def _noise(result):
+    """The noise band; 'unknown' when nothing measured it (never a false ±0.0%)."""
+    if result.get("verdict") == "missing":
+        return "-"
+    noise = result.get("noise")
+    return "unknown" if noise is None else f"±{noise * 100:.1f}%"
+
+
+def verdict_text(result):
+    if result["verdict"] == "insufficient":
+        return "insufficient data"
+    if result.get("missing_in"):
+        return f"missing (not in {result['missing_in']})"
+    return result["verdict"]
 
 
 def summary_line(counts):
-    return ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n) or "nothing compared"
+    return ", ".join(f"{n} {'insufficient data' if verdict == 'insufficient' else verdict}"
+                     for verdict, n in counts.items() if n) or "nothing compared"
 
 
 def as_table(results, counts, header_lines=()):
@@ -66,7 +81,7 @@ def as_csv(results, counts, header_lines=()):
     writer = csv.writer(buffer, lineterminator="\n")
     fields = ("system", "partition", "environ") + COLUMNS + ("statistic", "baseline_median", "candidate_median",
                                                             "p_better", "baseline_rel_spread",
-                                                            "candidate_rel_spread", "missing_in")
+                                                            "candidate_rel_spread", "noise_source", "missing_in")
     writer.writerow(fields)
     for r in results:
         writer.writerow(["" if r.get(f) is None else r.get(f) for f in fields])

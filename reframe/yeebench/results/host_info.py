@@ -113,3 +113,22 @@ def file_sha256(path):
             return hashlib.sha256(fp.read()).hexdigest()
     except OSError:
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def llc_bytes(cpu_dir="/sys/devices/system/cpu/cpu0/cache"):
+    """Size of the last-level (highest-level data or unified) cache in bytes, from sysfs; None if unknown."""
+    best = None
+    for index in Path(cpu_dir).glob("index*"):
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if kind == "Instruction":
+            continue
+        match = re.match(r"^(\d+)([KMG]?)$", size)
+        if match and (best is None or level > best[0]):
+            best = (level, int(match.group(1)) * {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}[match.group(2)])
+    return best[1] if best else None

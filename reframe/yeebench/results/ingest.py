@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from yeebench import metrics
-from yeebench.results import host_info, output_files, report_reader, store
+from yeebench.results import host_info, output_files, plausibility, report_reader, store
 from yeebench.results.errors import ResultsError
 from yeebench.results.schema import PROVENANCE_SCHEMA_VERSION, ROW_SCHEMA_VERSION
 
@@ -43,6 +43,15 @@ def _system_of(cases, report):
     if not systems:
         return _safe_name(report["session_info"].get("hostname", "unknown"))
     return _safe_name("+".join(systems))
+
+
+def suite_version():
+    """The installed yeebench's version: runs of different versions are not compared."""
+    try:
+        from importlib.metadata import version
+        return version("yeebench")
+    except Exception:  # running from a source tree that was never installed
+        return None
 
 
 def build_rows(report, run_id):
@@ -143,7 +152,7 @@ def build_provenance(report, run_id, system, rows, cases):
     skipped = sum(1 for c in cases if c["result"] == "skip")  # a stated skip is not a failure
     return {
         "schema": "yeebench-provenance", "schema_version": PROVENANCE_SCHEMA_VERSION,
-        "run_id": run_id, "system": system,
+        "run_id": run_id, "system": system, "suite_version": suite_version(),
         "ingested_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "ingest_host": socket.gethostname(),
         "reframe": {"source": "report", "version": info.get("version"), "cmdline": info.get("cmdline"),
@@ -165,18 +174,74 @@ def build_provenance(report, run_id, system, rows, cases):
 
 
 def ingest(report_path, results_dir="results"):
-    """Ingest one report; returns the new run directory. ResultsError on any problem."""
+    """Ingest one report file; returns the new run directory. ResultsError on any problem."""
     report, text = report_reader.load_report(report_path)
+    return write_prepared(prepare(report, text, f"report {report_path}", results_dir), results_dir)
+
+
+def prepare(report, text, what, results_dir):
+    """Everything to be written for one report, checked: (run_dir, rows, provenance, text)."""
     cases = list(report_reader.iter_testcases(report))
     if not cases:
-        raise ResultsError(f"report {report_path} has no test cases; nothing to record")
+        raise ResultsError(f"{what} has no test cases; nothing to record")
     run_id = run_id_for(report)
     system = _system_of(cases, report)
     rows, case_list = build_rows(report, run_id)
     if not rows:
-        failed = sum(1 for c in case_list if c["result"] != "pass")
-        raise ResultsError(f"report {report_path} has no performance figures from passing test cases "
-                           f"({len(case_list)} cases, {failed} failed); nothing to record")
+        skipped = sum(1 for c in case_list if c["result"] == "skip")
+        failed = sum(1 for c in case_list if c["result"] not in ("pass", "skip"))
+        raise ResultsError(f"{what} has no performance figures from passing test cases "
+                           f"({len(case_list)} cases: {len(case_list) - skipped - failed} passed, "
+                           f"{skipped} skipped, {failed} failed); nothing to record")
     provenance = build_provenance(report, run_id, system, rows, case_list)
-    run_dir = Path(results_dir) / system / run_id
+    provenance["plausibility"] = check_plausibility(report, rows)
+    return Path(results_dir) / system / run_id, rows, provenance, text
+
+
+def _working_sets(report):
+    """{testcase: bytes} a numa-bw run touched: its three arrays, from its JSON output or --size."""
+    sets = {}
+    for _, case in report_reader.iter_testcases(report):
+        name = case.get("unique_name") or report_reader.check_name(case)
+        arrays = [obj.get("array_bytes") for program, obj in output_files.program_outputs(case)
+                  if program == "numa-bw" and isinstance(obj.get("array_bytes"), int)]
+        if arrays:
+            sets[name] = 3 * arrays[0]
+        elif case.get("array_size") is not None and plausibility.parse_size(case["array_size"]):
+            sets[name] = 3 * plausibility.parse_size(case["array_size"])
+    return sets
+
+
+def check_plausibility(report, rows):
+    """The run's plausibility warnings (flags, not failures), with what they were judged against."""
+    llc = host_info.llc_bytes()
+    warnings = plausibility.evaluate(rows, _working_sets(report), llc)
+    return {"source": "ingest-host", "llc_bytes": llc, "warnings": warnings}
+
+
+def write_prepared(prepared, results_dir):
+    run_dir, rows, provenance, text = prepared
+    for system_dir in Path(results_dir).glob("*/"):
+        store.clean_stale_temporaries(system_dir)   # left by an ingest that was killed
     return store.write_run(run_dir, rows, provenance, text)
+
+
+def ingest_reframe_db(db_path, results_dir="results", session_ids=None):
+    """Record the sessions of ReFrame's results database not recorded yet (or the named ones).
+
+    Every session is read and checked before anything is written. Returns (new run dirs, already
+    recorded run dirs, sessions without figures)."""
+    from yeebench.results import reframe_db
+    prepared, known, empty = [], [], []
+    for uuid, text in reframe_db.sessions(db_path, session_ids):
+        what = f"session {uuid} of {db_path}"
+        report = report_reader.parse_report(text, what)
+        try:
+            item = prepare(report, text, what, results_dir)
+        except ResultsError as err:
+            if "no performance figures" in str(err) or "no test cases" in str(err):
+                empty.append(uuid)      # e.g. a --list or a session of only failures: nothing to record
+                continue
+            raise
+        (known if item[0].exists() else prepared).append(item)
+    return [write_prepared(item, results_dir) for item in prepared], [k[0] for k in known], empty

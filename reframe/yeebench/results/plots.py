@@ -65,6 +65,16 @@ def _label(params, drop=()):
     return ", ".join(parts) or "default"
 
 
+def _constant(rows):
+    """Parameters with one value across the rows: they label nothing, so labels leave them out."""
+    values = defaultdict(set)
+    for row in rows:
+        for key, value in row["parameters"].items():
+            values[key].add(str(value))
+    return {key for key, vals in values.items() if len(vals) == 1 and
+            all(key in row["parameters"] for row in rows)}
+
+
 def _first(params, keys):
     for key in keys:
         if key in params and params[key] is not None:
@@ -145,12 +155,16 @@ def _pt2pt_and_collectives(sources, out, used):
     alpha_beta = _alpha_beta(sources[0][1]) if sources else None
     for (family, check, name, kind, unit), members in groups.items():
         per_source = []
+        constant = _constant([r for _, r in members])  # short legend labels: what differs between lines
         for src_index, (src_label, _, is_baseline) in enumerate(sources):
             series = _Series()
             for s, row in members:
                 if s == src_index:
                     placement = row["parameters"].get("placement") or row["parameters"].get("nodes") or ""
-                    label = _label({k: v for k, v in row["parameters"].items() if k not in _SIZE_PARAMS})
+                    label = _label({k: v for k, v in row["parameters"].items()
+                                    if k not in _SIZE_PARAMS and k not in constant})
+                    if constant and "placement" in constant:
+                        placement = ""
                     if placement and "placement" not in label:
                         label = f"{label}, {placement}"
                     series.add(label, message_size(row), row["value"])
@@ -268,7 +282,7 @@ def _solver(sources, out, used):
         vary_ranks = len(rank_values - {None}) >= 2
         fig, ax = plt.subplots(figsize=(7, 4.5))
         if vary_ranks:
-            drop = set(_RANK_PARAMS) | _covarying(members)
+            drop = set(_RANK_PARAMS) | _covarying(members) | _constant([r for _, r in members])
             per_source = []
             for src_index, (src_label, _, is_baseline) in enumerate(sources):
                 series = _Series()
@@ -282,7 +296,11 @@ def _solver(sources, out, used):
             path = Path(out) / f"solver_{_safe(check)}_{_safe(metric)}_vs_ranks.png"
             written.append(_finish(fig, ax, f"{check}: {metric} per binding x NUMA policy vs ranks",
                                    "ranks / cores", f"{metric} [{unit}]", path))
-            written.append(_scaling_efficiency(per_source, check, metric, out))
+            efficiency = _efficiency_rows(sources, check, used)
+            if efficiency:
+                written.append(_plot_efficiency(sources, efficiency, check, out))
+            else:
+                written.append(_scaling_efficiency(per_source, check, metric, out))
         else:
             _grouped_bars(ax, sources, members, _BINDING_PARAMS, _POLICY_PARAMS)
             path = Path(out) / f"solver_{_safe(check)}_{_safe(metric)}_binding_policy.png"
@@ -301,6 +319,38 @@ def _covarying(members):
             by_key[key][x].add(str(value))
     return {key for key, per_x in by_key.items()
             if all(len(v) == 1 for v in per_x.values()) and len(set().union(*per_x.values())) > 1}
+
+
+def _efficiency_rows(sources, check, used):
+    """The check's own parallel_efficiency rows (claimed): the plot shows exactly what the table shows."""
+    members = []
+    for src_index, (_, rows, _) in enumerate(sources):
+        for i, row in enumerate(rows):
+            if row["check"] == check and row["metric"] == "parallel_efficiency" and (src_index, i) not in used:
+                members.append((src_index, row))
+                used.add((src_index, i))
+    return members
+
+
+def _plot_efficiency(sources, members, check, out):
+    """Parallel efficiency as the check defines it (speed-up over its 1-core run / cores) vs cores."""
+    drop = set(_RANK_PARAMS) | _covarying(members) | _constant([r for _, r in members])
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    per_source = []
+    for src_index, (src_label, _, is_baseline) in enumerate(sources):
+        series = _Series()
+        for s, row in members:
+            _, p = _first(row["parameters"], _RANK_PARAMS)
+            if s == src_index and p is not None:
+                series.add(_label(row["parameters"], drop=drop), float(p), row["value"])
+        if series.points:
+            per_source.append((src_label, series, is_baseline))
+    _plot_lines(ax, per_source, log=False)
+    ax.axhline(100.0, color="grey", linewidth=0.8)
+    ax.set_ylim(bottom=0)
+    path = Path(out) / f"scaling_{_safe(check)}_parallel_efficiency.png"
+    return _finish(fig, ax, f"{check}: parallel efficiency (as in the table)", "cores",
+                   "parallel efficiency [%]", path)
 
 
 def _scaling_efficiency(per_source, check, metric, out):
@@ -341,7 +391,14 @@ def _grouped_bars(ax, sources, members, outer_keys, inner_keys):
         ax.bar(positions, heights, width, yerr=[lo, hi], capsize=2, label=name,
                hatch="//" if is_baseline else None, alpha=0.6 if is_baseline else 1.0)
     ax.set_xticks(range(len(outers)))
-    ax.set_xticklabels(outers, fontsize=7, rotation=20 if max(map(len, outers), default=0) > 12 else 0)
+    # short labels: the values only ('2, 1'), the parameter names once in the axis label
+    keys = sorted({k for _, r in members for k in r["parameters"]} - set(outer_keys))
+    if not any(k in outer_keys for _, r in members for k in r["parameters"]):
+        outers_short = [", ".join(v.split("=", 1)[-1] for v in o.split(", ")) for o in outers]
+        ax.set_xlabel(", ".join(keys) or "parameters")
+    else:
+        outers_short = outers
+    ax.set_xticklabels(outers_short, fontsize=8)
 
 
 def _numa(sources, out, used):
@@ -375,12 +432,17 @@ def _generic(sources, out, used):
             if (src_index, i) not in used:
                 groups.setdefault((row["check"], row["metric"], row["unit"]), []).append((src_index, row))
     for (check, metric, unit), members in groups.items():
+        if len({(s, _label(r["parameters"])) for s, r in members}) < 2:
+            continue  # a single bar says less than the table's row does
+        constant = _constant([r for _, r in members])
+        members = [(s, dict(r, parameters={k: v for k, v in r["parameters"].items() if k not in constant}))
+                   for s, r in members]
         fig, ax = plt.subplots(figsize=(7, 4.5))
         _grouped_bars(ax, sources, members, ("__all__",), ("__none__",))
         direction = members[0][1]["direction"]
         note = {"higher": " (higher is better)", "lower": " (lower is better)"}.get(direction, "")
         path = Path(out) / f"metric_{_safe(check)}_{_safe(metric)}.png"
-        written.append(_finish(fig, ax, f"{check}: {metric}{note}", "parameters", f"{metric} [{unit or '-'}]",
+        written.append(_finish(fig, ax, f"{check}: {metric}{note}", ax.get_xlabel(), f"{metric} [{unit or '-'}]",
                                path, legend=len(sources) > 1))
     return written
 

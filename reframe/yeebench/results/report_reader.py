@@ -44,26 +44,31 @@ def load_report(path):
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ResultsError(f"report {path} is not UTF-8 text; is it a ReFrame JSON report?") from None
+    return parse_report(text, f"report {path}"), text
+
+
+def parse_report(text, what):
+    """A ReFrame report from its JSON text (`what` names it in errors: 'report FILE', 'session UUID of DB')."""
     if not text.strip():
-        raise ResultsError(f"report {path} is empty")
+        raise ResultsError(f"{what} is empty")
     try:
         report = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ResultsError(f"report {path} is not valid JSON at line {err.lineno} column {err.colno} "
+        raise ResultsError(f"{what} is not valid JSON at line {err.lineno} column {err.colno} "
                            f"({err.msg}); corrupt or truncated?") from None
     if not isinstance(report, dict) or "session_info" not in report or "runs" not in report:
-        raise ResultsError(f"report {path} is not a ReFrame run report (no session_info/runs)")
+        raise ResultsError(f"{what} is not a ReFrame run report (no session_info/runs)")
     version = str(report.get("session_info", {}).get("data_version", ""))
     if version.split(".")[0] != SUPPORTED_DATA_MAJOR:
-        raise ResultsError(f"report {path} has unknown ReFrame report data_version {version or 'n/a'!r} "
+        raise ResultsError(f"{what} has unknown ReFrame report data_version {version or 'n/a'!r} "
                            f"(supported: {SUPPORTED_DATA_MAJOR}.x)")
     schema = _reframe_report_schema()
     if schema is not None:
         error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(report))
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-            raise ResultsError(f"report {path} fails ReFrame's report schema at {where}: {error.message}")
-    return report, text
+            raise ResultsError(f"{what} fails ReFrame's report schema at {where}: {error.message}")
+    return report
 
 
 def iter_testcases(report):

@@ -61,3 +61,27 @@ def load_sources(args):
         return sources[0]
     return RowSource(" + ".join(s.label for s in sources), [r for s in sources for r in s.rows],
                      [p for s in sources for p in s.provenances])
+
+
+def systems_of(source):
+    return sorted({row["system"] for row in source.rows})
+
+
+def suite_versions_of(source):
+    return sorted({p.get("suite_version") for p in source.provenances if p.get("suite_version")})
+
+
+def check_comparable(named_sources, ignore=()):
+    """Refuse runs of different systems (unless 'system' is ignored) or of different suite versions."""
+    if "system" not in ignore:
+        systems = {name: systems_of(src) for name, src in named_sources}
+        if len({tuple(v) for v in systems.values()}) > 1:
+            where = "; ".join(f"{name} is {', '.join(v)}" for name, v in systems.items())
+            raise ResultsError(f"runs of different systems ({where}); compare one system's runs "
+                               f"(or --ignore system to compare two machines on purpose)")
+    versions = {name: suite_versions_of(src) for name, src in named_sources}
+    known = {v for vs in versions.values() for v in vs}
+    if len(known) > 1:
+        where = "; ".join(f"{name} {', '.join(v) or 'unrecorded'}" for name, v in versions.items())
+        raise ResultsError(f"runs of different yeebench suite versions ({where}): their figures may not "
+                           f"measure the same thing")

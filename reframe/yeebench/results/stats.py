@@ -1,28 +1,39 @@
-"""Robust statistics for the regression gate: median, MAD, Mann-Whitney U."""
-import math
-from functools import lru_cache
+"""Robust statistics for the regression gate, through SciPy: median, MAD, Mann-Whitney U.
 
-MAD_TO_SIGMA = 1.4826      # MAD of a normal sample * this = its standard deviation
-MEDIAN_SE_FACTOR = 1.2533  # standard error of a median = this * sigma / sqrt(n) (normal data)
+The gate runs on small samples (3-10 repeats), where the exact distribution of U
+matters: without ties SciPy's exact method is used; with ties (coarse timers give
+them) an exact permutation test over every split of the pooled sample, as long as
+there are few enough splits; the normal approximation with tie correction only
+for large samples.
+
+scipy.stats is imported on first use: importing it costs about a second, more than the
+whole of a compare that needs no test (history baselines, single repeats); for the same
+reason the MAD is numpy's two lines (the test suite checks it against
+scipy.stats.median_abs_deviation).
+"""
+import math
+
+import numpy as np
+
+MEDIAN_SE_FACTOR = math.sqrt(math.pi / 2)  # standard error of a median = this * sigma / sqrt(n) (normal data)
+MAD_TO_SIGMA = 1.482602218505602          # 1 / (normal quantile at 3/4): MAD -> sigma, as scipy's scale='normal'
+EXACT_SPLITS_LIMIT = 20000                 # enumerate every split of the pooled sample up to this many
 
 
 def median(values):
-    data = sorted(values)
-    n = len(data)
-    if n == 0:
+    if len(values) == 0:
         raise ValueError("median of no values")
-    mid = n // 2
-    return data[mid] if n % 2 else 0.5 * (data[mid - 1] + data[mid])
+    return float(np.median(np.asarray(values, dtype=float)))
 
 
 def mad(values):
     """Median absolute deviation from the median (unscaled)."""
-    centre = median(values)
-    return median([abs(v - centre) for v in values])
+    data = np.asarray(values, dtype=float)
+    return float(np.median(np.abs(data - np.median(data))))
 
 
 def robust_relative_sigma(values):
-    """MAD-based standard deviation relative to the median (0 for a single value)."""
+    """MAD-based standard deviation (normal-consistent) relative to the median; 0 for one value."""
     if len(values) < 2:
         return 0.0
     centre = median(values)
@@ -31,68 +42,31 @@ def robust_relative_sigma(values):
     return MAD_TO_SIGMA * mad(values) / abs(centre)
 
 
-def _ranks(values):
-    """Mid-ranks (1-based) of values, ties sharing the average rank."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
-@lru_cache(maxsize=None)
-def _u_counts(n, m):
-    """Number of arrangements giving each U statistic for samples of size n and m (no ties)."""
-    # counts[i][j][u]: ways for i x's and j y's to give u; built with the standard recurrence
-    table = {(0, j): {0: 1} for j in range(m + 1)}
-    for i in range(1, n + 1):
-        table[(i, 0)] = {0: 1}
-        for j in range(1, m + 1):
-            dist = {}
-            for u, c in table[(i - 1, j)].items():   # largest value is an x: beats all j y's
-                dist[u + j] = dist.get(u + j, 0) + c
-            for u, c in table[(i, j - 1)].items():   # largest value is a y
-                dist[u] = dist.get(u, 0) + c
-            table[(i, j)] = dist
-    return table[(n, m)]
-
-
 def mann_whitney_greater(x, y):
-    """One-sided p-value for 'x tends to be larger than y' (Mann-Whitney U).
-
-    Exact for small samples without ties, normal approximation with tie and
-    continuity correction otherwise.
-    """
+    """One-sided p-value for 'x tends to be larger than y' (Mann-Whitney U)."""
     n, m = len(x), len(y)
     if n == 0 or m == 0:
         raise ValueError("Mann-Whitney needs two non-empty samples")
-    ranks = _ranks(list(x) + list(y))
-    u = sum(ranks[:n]) - n * (n + 1) / 2  # times an x beats a y (ties count 1/2)
-    has_ties = len(set(list(x) + list(y))) < n + m
-    if not has_ties and n * m <= 400:
-        counts = _u_counts(n, m)
-        total = math.comb(n + m, n)
-        return sum(c for k, c in counts.items() if k >= u) / total
-    mean = n * m / 2
-    tie_term = 0.0
-    values = sorted(list(x) + list(y))
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[i]:
-            j += 1
-        t = j - i + 1
-        tie_term += t ** 3 - t
-        i = j + 1
-    total = n + m
-    variance = n * m / 12 * ((total + 1) - tie_term / (total * (total - 1)))
-    if variance <= 0:
-        return 1.0
-    z = (u - mean - 0.5) / math.sqrt(variance)
-    return 0.5 * math.erfc(z / math.sqrt(2))
+    pooled = list(x) + list(y)
+    from scipy import stats as sps
+    if len(set(pooled)) == 1:
+        return 1.0  # every value the same: no evidence of any shift
+    ties = len(set(pooled)) < n + m
+    if not ties and n * m <= 400:
+        method = "exact"
+    elif ties and math.comb(n + m, n) <= EXACT_SPLITS_LIMIT:
+        method = sps.PermutationMethod(n_resamples=math.comb(n + m, n))
+    else:
+        method = "asymptotic"
+    result = sps.mannwhitneyu(x, y, alternative="greater", method=method)
+    return float(result.pvalue)
+
+
+def bootstrap_median_ci(values, confidence=0.95, seed=0):
+    """Bootstrap confidence interval of the median, or None for fewer than 3 values."""
+    if len(values) < 3 or len(set(values)) == 1:
+        return None
+    from scipy import stats as sps
+    res = sps.bootstrap((np.asarray(values, dtype=float),), np.median, confidence_level=confidence,
+                        n_resamples=999, method="percentile", random_state=np.random.default_rng(seed))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)

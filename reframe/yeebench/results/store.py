@@ -7,8 +7,10 @@ and an existing run is never replaced.
 """
 import json
 import os
+import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from yeebench.results.errors import ResultsError
@@ -42,7 +44,7 @@ def atomic_write_bytes(path, data):
     """Write bytes to path via a temporary file in the same directory and a rename."""
     path = _output_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.pid{os.getpid()}.", suffix=TMP_SUFFIX, dir=path.parent)
     try:
         os.fchmod(fd, _default_file_mode())
         with os.fdopen(fd, "wb") as fp:
@@ -54,6 +56,57 @@ def atomic_write_bytes(path, data):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+TMP_SUFFIX = ".tmp"
+STALE_AFTER_S = 24 * 3600   # a temporary this old is stale even if its PID is alive again (reused)
+_OWNER = re.compile(r"^\..+\.pid(\d+)\.[^.]+\.tmp$")
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def is_temporary(path):
+    """A hidden '.<name>.*.tmp' entry: a run or file still being written, or left by a killed writer."""
+    name = Path(path).name
+    return name.startswith(".") and name.endswith(TMP_SUFFIX)
+
+
+def clean_stale_temporaries(directory, now=None):
+    """Remove the temporaries an earlier, killed write left in directory: those whose owning process
+    is gone, and any older than STALE_AFTER_S. Returns the paths removed."""
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        if not is_temporary(entry.name):
+            continue
+        match = _OWNER.match(entry.name)
+        try:
+            age = now - entry.stat(follow_symlinks=False).st_mtime
+        except FileNotFoundError:
+            continue
+        owner_gone = match is not None and not _pid_alive(int(match.group(1)))
+        if owner_gone or age > STALE_AFTER_S:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                try:
+                    os.unlink(entry.path)
+                except FileNotFoundError:
+                    pass
+            removed.append(Path(entry.path))
+    return removed
 
 
 def rows_to_jsonl(rows):
@@ -69,7 +122,9 @@ def write_run(run_dir, rows, provenance, report_text):
     if run_dir.exists():
         raise ResultsError(f"run directory {run_dir} already exists; refusing to overwrite a recorded run")
     run_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp_dir = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.", suffix=".tmp", dir=run_dir.parent))
+    clean_stale_temporaries(run_dir.parent)
+    tmp_dir = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.pid{os.getpid()}.", suffix=TMP_SUFFIX,
+                                    dir=run_dir.parent))
     try:
         for name, text in ((ROWS_FILE, rows_to_jsonl(rows)),
                            (PROVENANCE_FILE, json.dumps(provenance, indent=2, sort_keys=True) + "\n"),
@@ -148,6 +203,8 @@ def load_run(path):
     path = Path(path)
     if not path.exists():
         raise ResultsError(f"no such run: {path}")
+    if is_temporary(path):
+        raise ResultsError(f"{path} is a temporary directory of an unfinished ingest, not a recorded run")
     if not is_run_dir(path):
         raise ResultsError(f"{path} is not a run directory (no {ROWS_FILE})")
     rows = read_rows(path / ROWS_FILE)

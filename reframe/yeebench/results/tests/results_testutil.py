@@ -3,6 +3,7 @@ import copy
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from yeebench.results import store
@@ -15,7 +16,10 @@ YEEBENCH = [sys.executable, "-m", "yeebench"]
 
 
 def run_cli(*args, cwd=None):
-    """Run the real CLI in a subprocess; returns CompletedProcess (text)."""
+    """Run the real CLI in a subprocess (by default in an empty folder, so that no `results/` history
+    of the checkout is used or written); returns CompletedProcess (text)."""
+    if cwd is None:
+        cwd = tempfile.mkdtemp(prefix="yeebench-cli-")
     return subprocess.run(YEEBENCH + [str(a) for a in args], capture_output=True, text=True, cwd=cwd,
                           timeout=300)
 

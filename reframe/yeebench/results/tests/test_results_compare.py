@@ -16,7 +16,17 @@ def test_median_and_mad():
     assert stats.median([4, 1, 2, 3]) == 2.5
     assert stats.mad([1, 2, 3, 4, 100]) == 1
     assert stats.robust_relative_sigma([10.0]) == 0.0
-    assert stats.robust_relative_sigma([9, 10, 11]) == pytest.approx(1.4826 / 10)
+    assert stats.robust_relative_sigma([9, 10, 11]) == pytest.approx(1.4826 / 10, rel=1e-4)
+
+
+def test_mad_agrees_with_scipy():
+    from scipy.stats import median_abs_deviation
+    rng = random.Random(5)
+    for n in (2, 3, 7, 50):
+        data = [rng.lognormvariate(0, 0.1) for _ in range(n)]
+        assert stats.mad(data) == pytest.approx(median_abs_deviation(data))
+        expected = median_abs_deviation(data, scale="normal") / stats.median(data)
+        assert stats.robust_relative_sigma(data) == pytest.approx(expected)
 
 
 def test_mann_whitney_exact_and_approximate():
@@ -64,9 +74,27 @@ def test_change_below_threshold_is_not_flagged():
     assert compare.compare_values(base, cand, "lower", threshold=0.02)["verdict"] == "regressed"
 
 
-def test_single_repeats_use_threshold_only():
-    assert compare.compare_values([1.0], [1.2], "lower")["verdict"] == "regressed"
-    assert compare.compare_values([1.0], [1.02], "lower")["verdict"] == "unchanged"
+def test_single_repeats_without_history_are_insufficient_data():
+    result = compare.compare_values([1.0], [1.2], "lower")
+    assert result["verdict"] == "insufficient" and result["noise"] is None  # never 'regressed' on n = 1
+    assert compare.compare_values([1.0], [1.02], "lower")["verdict"] == "unchanged"  # within the threshold
+    # the history's run-to-run noise decides instead
+    assert compare.compare_values([1.0], [1.2], "lower", history_band=0.06)["verdict"] == "regressed"
+    assert compare.compare_values([1.0], [1.2], "lower", history_band=0.5)["verdict"] == "unchanged"
+
+
+def test_history_noise_widens_a_too_narrow_band():
+    base = [1.00, 1.001, 0.999, 1.0, 1.0]
+    cand = [v * 1.1 for v in base]
+    assert compare.compare_values(base, cand, "lower")["verdict"] == "regressed"
+    wide = compare.compare_values(base, cand, "lower", history_band=0.15)
+    assert wide["verdict"] == "unchanged" and wide["noise_source"] == "repeats+history"
+
+
+def test_exact_p_values_with_ties():
+    # every split of the pooled sample enumerated: 1 of C(12, 6) = 924 is as extreme
+    assert stats.mann_whitney_greater([5, 5, 6, 6, 7, 7], [1, 1, 2, 2, 3, 3]) == pytest.approx(1 / 924)
+    assert stats.mann_whitney_greater([2, 2, 2], [1, 1, 1]) == pytest.approx(1 / 20)
 
 
 def test_false_alarm_rate_on_simulated_noise():
@@ -150,14 +178,24 @@ def test_missing_metrics(tmp_path):
     doc = json.loads(run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--format", "json").stdout)
     missing = {r["metric"]: r["missing_in"] for r in doc["results"] if r["verdict"] == "missing"}
     assert missing == {"b": "candidate", "c": "baseline"}
-    assert run_cli("results", "compare", "--baseline", base, "--candidate", cand).returncode == 0
-    assert run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--fail-on-missing").returncode == 1
+    proc = run_cli("results", "compare", "--baseline", base, "--candidate", cand)
+    assert proc.returncode == 1 and "1 figure(s) of the baseline have no counterpart" in proc.stderr
+    assert run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--allow-missing").returncode == 0
+    assert run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--allow-missing",
+                   "--fail-on-missing").returncode == 1
+    # a figure only the candidate has is news, not a hole in the gate
+    grown = synthetic_run(tmp_path, "grown", {"a": [1, 1, 1], "b": [2, 2, 2], "c": [3, 3, 3]})
+    assert run_cli("results", "compare", "--baseline", base, "--candidate", grown).returncode == 0
+    disjoint = synthetic_run(tmp_path, "disjoint", {"z": [1, 1, 1]}, check="Other")
+    proc = run_cli("results", "compare", "--baseline", base, "--candidate", disjoint)
+    assert proc.returncode == 1 and "2 figure(s)" in proc.stderr
 
 
 def test_ignore_and_metric_selection(tmp_path):
     core = synthetic_run(tmp_path, "core", {"t": [1, 1.01, 0.99]}, params={"binding": "core"})
     sock = synthetic_run(tmp_path, "sock", {"t": [2, 2.01, 1.99], "u": [1, 1, 1]}, params={"binding": "socket"})
-    doc = json.loads(run_cli("results", "compare", "--baseline", core, "--candidate", sock, "--format", "json").stdout)
+    doc = json.loads(run_cli("results", "compare", "--baseline", core, "--candidate", sock, "--format", "json",
+                             "--allow-missing").stdout)
     assert {r["verdict"] for r in doc["results"]} == {"missing"}  # different bindings never match by default
     proc = run_cli("results", "compare", "--baseline", core, "--candidate", sock, "--ignore", "parameters.binding",
                    "--metric", "t", "--format", "json")

@@ -2,6 +2,8 @@
 import json
 import os
 import shutil
+import subprocess
+import time
 
 import pytest
 
@@ -217,3 +219,40 @@ def test_skipped_cases_are_counted_as_skipped_not_failed(tmp_path):
     edited.write_text(json.dumps(report))
     prov = json.loads((ingest(edited, results_dir=tmp_path / "results") / "provenance.json").read_text())
     assert prov["counts"]["skipped"] == 1 and prov["counts"]["failed"] == 2
+
+
+def test_skipped_only_report_says_skipped_not_failed(tmp_path):
+    report = json.loads(REPORT_A.read_text())
+    for case in report["runs"][0]["testcases"]:
+        case.update(result="skip", fail_phase=None, fail_reason="NetPIPE not found")
+    edited = tmp_path / "skip.json"
+    edited.write_text(json.dumps(report))
+    proc = run_cli("results", "ingest", edited, "--results-dir", tmp_path / "results")
+    n = len(report["runs"][0]["testcases"])
+    assert proc.returncode == 2 and f"{n} cases: 0 passed, {n} skipped, 0 failed" in proc.stderr, proc.stderr
+
+
+def _leftover(system_dir, name, pid, age_s=0):
+    tmp = system_dir / f".{name}.pid{pid}.abc123.tmp"
+    tmp.mkdir(parents=True)
+    (tmp / "rows.jsonl").write_text('{"schema": "yeebench-row", "trunc')   # a write cut short by SIGKILL
+    if age_s:
+        old = time.time() - age_s
+        os.utime(tmp, (old, old))
+    return tmp
+
+
+def test_ingest_removes_temporaries_of_killed_ingests_and_never_reads_them(tmp_path):
+    system_dir = tmp_path / "results" / "generic"
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    killed = _leftover(system_dir, "20260101T000000Z-aaaa", dead.pid)
+    ancient = _leftover(system_dir, "20260101T000000Z-bbbb", os.getpid(), age_s=3 * 24 * 3600)
+    in_progress = _leftover(system_dir, "20260101T000000Z-cccc", os.getpid())  # a live ingest's: kept
+    proc = run_cli("results", "compare", "--baseline", killed, "--candidate", killed)
+    assert proc.returncode == 2 and "temporary directory of an unfinished ingest" in proc.stderr
+    run = ingested(tmp_path)
+    assert run.parent == system_dir
+    assert not killed.exists() and not ancient.exists() and in_progress.exists()
+    proc = run_cli("results", "compare", "--baseline", system_dir, "--candidate", run)
+    assert proc.returncode == 0, proc.stderr   # the folder's only run: the leftover is not read

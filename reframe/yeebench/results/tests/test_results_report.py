@@ -1,12 +1,15 @@
 """plot and report: figure families chosen from the rows, a self-contained HTML report
 rendered in headless Chromium."""
+import html
+import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from results_testutil import REPORT_B, ingested, run_cli
+from results_testutil import REPORT_B, ingested, run_cli, synthetic_run
 from yeebench.results import plots, sources, store
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -43,6 +46,8 @@ def _suite_like_source():
         entries.append(("NumaBandwidth", {"policy": policy}, "triad_gbs", "GB/s", "higher", [10, 11]))
         entries.append(("NumaBandwidth", {"policy": policy}, "copy_gbs", "GB/s", "higher", [9, 9.5]))
     entries.append(("SomethingNew", {"x": 1}, "widgets", "", "unknown", [5, 6]))
+    entries.append(("SomethingNew", {"x": 2}, "widgets", "", "unknown", [7, 8]))
+    entries.append(("Lonely", {"x": 1}, "gadgets", "", "unknown", [5, 6]))
     return sources.RowSource("synthetic", _rows("synthetic", entries), [])
 
 
@@ -55,6 +60,7 @@ def test_figure_families_from_rows(tmp_path):
     assert "scaling_FDTDScaling_mcells_per_s_efficiency.png" in names
     assert "numa_NumaBandwidth_bandwidth.png" in names
     assert "metric_SomethingNew_widgets.png" in names  # unknown checks still get a chart
+    assert not any("Lonely" in n for n in names)        # but never a single-bar chart
     for path in written:
         data = path.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 5000
@@ -100,14 +106,33 @@ def _report(tmp_path):
 
 def test_report_is_self_contained(tmp_path):
     text = _report(tmp_path).read_text()
-    assert "<h2>Verdicts against the baseline</h2>" in text
-    assert text.count("src='data:image/png;base64,") >= 4
+    assert "<h2>Summary</h2>" in text and text.index("<h2>Summary</h2>") < text.index("<h2>All figures</h2>")
+    assert text.count('src="data:image/png;base64,') >= 4
     assert not re.search(r"""(src|href)=['"]?(https?:|//|file:)""", text)  # nothing fetched from elsewhere
     assert "<script" not in text
     for metric in ("latency_1B", "bandwidth_peak", "mcells_per_s", "elapsed_s"):
         assert metric in text
     assert "FixtureFailing" in text  # failed cases are listed under provenance
-    assert "Mcells/s" in text and ">us<" in text  # units in the FOM table
+    assert "Mcells/s" in text and ">us<" in text  # units in the tables
+    assert "<details>" in text  # full tables collapsed
+
+
+def test_report_escapes_what_it_is_given(tmp_path):
+    run = synthetic_run(tmp_path, "x", {"t": [1, 2]}, check="<script>alert(1)</script>")
+    out = tmp_path / "r.html"
+    assert run_cli("results", "report", run, "-o", out).returncode == 0
+    text = out.read_text()
+    assert "<script>alert" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+
+
+def test_summary_puts_the_papers_figure_beside_ours():
+    from yeebench.results import report
+    rows = _rows("r", [("OsuPt2Pt", {"transport": "shm"}, "latency_1B", "us", "lower", [0.4, 0.5]),
+                       ("OsuPt2Pt", {"transport": "tcp"}, "latency_1B", "us", "lower", [9, 10]),
+                       ("OsuPt2Pt", {"transport": "shm"}, "peak_bw", "MB/s", "higher", [9000])])
+    (line,) = report._summary(sources.RowSource("r", rows, []), {})
+    assert line["metric"] == "latency_1B" and line["value"] == "0.45" and "transport=shm" in line["case"]
+    assert [(p["paper"], p["value"]) for p in line["papers"]] == [("002", "3.19")]
 
 
 def _chromium():
@@ -117,26 +142,80 @@ def _chromium():
     return None
 
 
-def test_report_renders_in_headless_chromium(tmp_path):
+# Run inside the page by the browser's layout engine: text clipped by its box, boxes wider than the
+# page, and labels or plots that overlap their neighbours. The result lands in <pre id="layout">.
+LAYOUT_PROBE = """<script>
+window.addEventListener('load', () => {
+  const problems = [];
+  const name = el => el.tagName + (el.className ? '.' + el.className : '') + ' "' + el.textContent.trim().slice(0, 40) + '"';
+  document.querySelectorAll('details').forEach(d => d.open = true);
+  const width = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth > width + 1) problems.push('page scrolls sideways');
+  document.querySelectorAll('h1,h2,h3,th,td,dt,dd,figcaption,summary,li,p').forEach(el => {
+    if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== 'visible') problems.push('clipped ' + name(el));
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && (r.right > width + 1 || r.left < -1)) problems.push('outside the page ' + name(el));
+  });
+  const overlap = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const groups = [...document.querySelectorAll('tr')].map(tr => [...tr.children])
+      .concat([[...document.querySelectorAll('figure')]], [[...document.querySelectorAll('dt, dd')]]);
+  groups.forEach(items => {
+    const rects = items.map(el => el.getBoundingClientRect());
+    for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++)
+      if (overlap(rects[i], rects[j])) problems.push('overlap ' + name(items[i]) + ' / ' + name(items[j]));
+  });
+  const out = document.createElement('pre');
+  out.id = 'layout';
+  out.textContent = JSON.stringify({checked: document.querySelectorAll('td,th,figure').length, problems});
+  document.body.appendChild(out);
+});
+</script>"""
+
+def _probe(browser, page, tmp_path, width):
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},1600"]
+    dom = subprocess.run(flags + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(r'<pre id="layout">(.*?)</pre>', dom.stdout, re.S)
+    assert found, "the layout probe did not run"
+    return flags, dom.stdout, json.loads(html.unescape(found.group(1)))
+
+
+def test_layout_probe_sees_clipping_and_overlap(tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (Debian package 'chromium')")
+    bad = tmp_path / "bad.html"
+    bad.write_text("<html><body><table><tr><td style='max-width:30px;overflow:hidden;white-space:nowrap'>"
+                   "a long parameter label that does not fit</td></tr></table>"
+                   "<figure style='width:300px;height:100px'>a</figure>"
+                   "<figure style='width:300px;height:100px;margin-top:-80px'>b</figure>"
+                   + LAYOUT_PROBE + "</body></html>")
+    _, _, layout = _probe(browser, bad, tmp_path, 800)
+    assert any(p.startswith("clipped TD") for p in layout["problems"])
+    assert any(p.startswith("overlap FIGURE") for p in layout["problems"])
+
+
+SCREENSHOTS = Path(__file__).resolve().parents[4] / "build" / "report-screenshots"
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_report_layout_in_headless_chromium(tmp_path, width):
     browser = _chromium()
     if browser is None:
         pytest.skip("chromium is not installed (Debian package 'chromium'); cannot render the report")
     report = _report(tmp_path)
-    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run(flags + ["--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120)
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    for heading in ("yeebench report", "Runs", "Verdicts against the baseline", "Figures of merit", "Plots",
-                    "Provenance"):
-        assert re.search(rf"<h[12]>{heading}</h[12]>", dom.stdout), heading
-    assert len(re.findall(r"<img [^>]*src=\"data:image/png;base64,", dom.stdout)) >= 4
-    shot = tmp_path / "shot.png"
-    subprocess.run(flags + [f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri()],
-                   capture_output=True, text=True, timeout=120)
+    probed = tmp_path / "probed.html"
+    probed.write_text(report.read_text().replace("</body>", LAYOUT_PROBE + "</body>"))
+    flags, dom, layout = _probe(browser, probed, tmp_path, width)
+    assert layout["checked"] > 50 and layout["problems"] == [], layout["problems"][:10]
+    for heading in ("Summary", "Plots", "All figures", "Provenance"):
+        assert re.search(rf"<h2>{heading}</h2>", dom), heading
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SCREENSHOTS / f"report-{width}px.png"
+    subprocess.run(flags + [f"--screenshot={shot}", report.as_uri()], capture_output=True, text=True, timeout=180)
     data = shot.read_bytes()
-    assert data.startswith(PNG_MAGIC)
-    # a blank page compresses to a few kB; the rendered tables and plots do not
-    assert len(data) > 50_000
+    assert data.startswith(PNG_MAGIC) and len(data) > 50_000  # a blank page compresses to a few kB
 
 
 def test_report_refuses_unreadable_run(tmp_path):
@@ -155,7 +234,8 @@ def test_suite_report_fixture_gives_solver_scaling_and_numa_figures(tmp_path):
     weak = [r for r in rows if r["check"] == "FdtdWeakScaling" and r["metric"] == "mcells_per_s"]
     assert sorted(r["parameters"]["cores_used"] for r in weak) == [1, 2]
     names = {p.name for p in plots.write_plots([sources.load_source(run)], tmp_path / "png")}
-    assert {"scaling_FdtdWeakScaling_mcells_per_s_efficiency.png", "numa_NumaBandwidth_bandwidth.png",
+    # the check's own parallel_efficiency: the plot uses the table's definition
+    assert {"scaling_FdtdWeakScaling_parallel_efficiency.png", "numa_NumaBandwidth_bandwidth.png",
             "solver_NumaSolver_mcells_per_s_binding_policy.png"} <= names
 
 

@@ -1,0 +1,192 @@
+"""The run history as a query layer: an SQLite cache over the run directories of a results tree.
+
+The run directories (rows.jsonl + provenance.json, reviewable in git) are the
+source of truth; RESULTS_DIR/.history.sqlite only caches, per run and figure, the
+statistics the noise model and `compare --baseline history` query. Every open
+re-checks each run directory's files (size, mtime, inode) against the cache and
+re-reads the runs that disagree or are new, and forgets those that are gone; a
+cache of another layout or a corrupt one is deleted and rebuilt. SQLite rather
+than DuckDB: it is in Python's standard library (no extra dependency) and is the
+format ReFrame's own results database uses.
+"""
+import os
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+
+from yeebench import metrics
+from yeebench.results import stats, store
+from yeebench.results.errors import ResultsError
+
+CACHE_NAME = ".history.sqlite"
+CACHE_LAYOUT = 1
+MIN_HISTORY_RUNS = 5       # fewer recorded runs of a figure: its run-to-run noise is unknown
+DEFAULT_HISTORY_RUNS = 20  # the newest runs that make up the history
+
+_TABLES = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE runs (id INTEGER PRIMARY KEY, path TEXT UNIQUE, signature TEXT, run_id TEXT,
+                   system TEXT, started TEXT, suite_version TEXT);
+CREATE TABLE figures (run INTEGER REFERENCES runs(id) ON DELETE CASCADE, system TEXT, partition TEXT,
+                      environ TEXT, check_name TEXT, parameters TEXT, metric TEXT, unit TEXT,
+                      direction TEXT, n INTEGER, best REAL, median REAL);
+CREATE INDEX figures_by_system ON figures(system, run);
+"""
+
+
+BAND_QUANTILE = 0.99   # per figure; a run has tens of figures, and a compare must rarely cry wolf
+
+
+def pair_band(values, quantile=BAND_QUANTILE):
+    """The relative change between two runs of unchanged code that only `1 - quantile` of pairs exceed:
+    the empirical quantile of |log(a / b)| over every pair of recorded runs, as a fraction. Timings on
+    a shared machine have heavy tails (17x swings), which a normal model from the MAD underrates."""
+    import numpy as np
+    logs = np.log(np.asarray([v for v in values if v > 0], dtype=float))
+    if len(logs) < 2:
+        return None
+    diffs = np.abs(logs[:, None] - logs[None, :])[np.triu_indices(len(logs), k=1)]
+    return float(np.expm1(np.quantile(diffs, quantile)))
+
+
+def centre_band(values, quantile=BAND_QUANTILE):
+    """Like pair_band, for one new run against the median of the recorded ones."""
+    import numpy as np
+    logs = np.log(np.asarray([v for v in values if v > 0], dtype=float))
+    if len(logs) < 2:
+        return None
+    return float(np.expm1(np.quantile(np.abs(logs - np.median(logs)), quantile)))
+
+
+def _signature(run_dir):
+    parts = []
+    for name in (store.ROWS_FILE, store.PROVENANCE_FILE):
+        try:
+            st = os.stat(Path(run_dir) / name)
+            parts.append(f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}")
+        except FileNotFoundError:
+            parts.append("-")
+    return "|".join(parts)
+
+
+def _run_figures(run):
+    """(key, unit, direction, n, best, median) per figure of one run."""
+    from yeebench.results.compare import group_rows, location
+    out = []
+    for key, rows in group_rows(run.rows).items():
+        values = [r["value"] for r in rows]
+        direction = rows[0]["direction"]
+        best = location(values, direction, "best") if direction in (metrics.HIGHER, metrics.LOWER) else None
+        out.append((key, rows[0]["unit"], direction, len(values), best, stats.median(values)))
+    return out
+
+
+class History:
+    """Recorded runs under one results tree, queried through the cache."""
+
+    def __init__(self, results_dir):
+        self.results_dir = Path(results_dir)
+        self.path = self.results_dir / CACHE_NAME
+        self.refreshed = 0
+        self.unreadable = []
+        self.db = self._open()
+        self._sync()
+
+    def _open(self):
+        self.results_dir.mkdir(parents=True, exist_ok=True)
+        for attempt in (1, 2):
+            try:
+                db = sqlite3.connect(self.path, timeout=60)
+                db.execute("PRAGMA foreign_keys = ON")
+                row = db.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
+                if row and row[0] == str(CACHE_LAYOUT):
+                    return db
+                db.close()
+            except sqlite3.DatabaseError:
+                pass  # not a database, another layout, or damaged: never trusted
+            if attempt == 1:
+                self._drop()
+        db = sqlite3.connect(self.path, timeout=60)
+        db.execute("PRAGMA foreign_keys = ON")
+        with db:
+            db.executescript(_TABLES)
+            db.execute("INSERT INTO meta VALUES ('layout', ?)", (str(CACHE_LAYOUT),))
+        return db
+
+    def _drop(self):
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+
+    def _sync(self):
+        """Make the cache agree with the run directories on disk."""
+        on_disk = {str(p.resolve()): p for p in store.find_runs(self.results_dir)}
+        cached = dict(self.db.execute("SELECT path, signature FROM runs"))
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            for path in set(cached) - set(on_disk):
+                self.db.execute("DELETE FROM runs WHERE path = ?", (path,))
+            for path, run_dir in sorted(on_disk.items()):
+                signature = _signature(run_dir)
+                if cached.get(path) == signature:
+                    continue
+                self.db.execute("DELETE FROM runs WHERE path = ?", (path,))
+                try:
+                    run = store.load_run(run_dir)   # validated
+                except ResultsError as err:
+                    self.unreadable.append(str(err))   # left out of the history, and said so
+                    continue
+                self._insert(path, signature, run)
+                self.refreshed += 1
+
+    def _insert(self, path, signature, run):
+        prov = run.provenance or {}
+        started = (prov.get("reframe") or {}).get("time_start") or (run.rows[0]["timestamp"] if run.rows else "")
+        cur = self.db.execute("INSERT INTO runs (path, signature, run_id, system, started, suite_version) "
+                              "VALUES (?, ?, ?, ?, ?, ?)",
+                              (path, signature, run.run_id, prov.get("system") or run.rows[0]["system"],
+                               started or "", prov.get("suite_version")))
+        self.db.executemany(
+            "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cur.lastrowid, *key[:5], key[5], unit, direction, n, best, med)
+             for key, unit, direction, n, best, med in _run_figures(run)])
+
+    def run_count(self):
+        return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+    def values(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS):
+        """{row_key: [the statistic of each of the newest `last` runs holding the figure]}."""
+        column = "best" if statistic == "best" else "median"
+        exclude = list(exclude_run_ids)
+        out = defaultdict(list)
+        # newest `last` runs per figure, ranked inside SQLite (a window function) rather than in Python
+        query = (f"SELECT system, partition, environ, check_name, parameters, metric, value FROM ("
+                 f"SELECT f.system, f.partition, f.environ, f.check_name, f.parameters, f.metric, "
+                 f"COALESCE(f.{column}, f.median) AS value, ROW_NUMBER() OVER (PARTITION BY f.partition, "
+                 f"f.environ, f.check_name, f.parameters, f.metric ORDER BY r.started DESC, r.run_id DESC) AS age "
+                 f"FROM figures f JOIN runs r ON r.id = f.run "
+                 f"WHERE f.system = ? AND r.run_id NOT IN ({','.join('?' * len(exclude))})) "
+                 f"WHERE age <= ? ORDER BY age")
+        for system in systems:
+            for *key, value in self.db.execute(query, [system, *exclude, last]):
+                out[tuple(key)].append(value)
+        return dict(out)
+
+    def noise(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS):
+        """{row_key: noise band} for figures with at least MIN_HISTORY_RUNS runs (see pair_band)."""
+        return {key: pair_band(values)
+                for key, values in self.values(systems, exclude_run_ids, statistic, last).items()
+                if len(values) >= MIN_HISTORY_RUNS}
+
+    def close(self):
+        self.db.close()
+
+
+def open_history(results_dir):
+    """The synced history of a results tree; ResultsError when a run in it cannot be read."""
+    try:
+        return History(results_dir)
+    except sqlite3.Error as err:
+        raise ResultsError(f"history cache {Path(results_dir) / CACHE_NAME}: {err}") from None

@@ -1,0 +1,93 @@
+"""Plausibility of a run's figures, by the rules yeebench.metrics.FIGURES declares per figure.
+
+Evaluated at ingest; each broken rule is a warning (recorded in the provenance, printed by
+ingest, shown in the report), never a failure: the figure is kept and flagged, with the reason.
+"""
+import re
+from collections import OrderedDict
+
+from yeebench import metrics
+from yeebench.results import stats
+
+WORKING_SET_FACTOR = 4      # a memory kernel's arrays must exceed this many times the last-level cache
+UNSTABLE_RATIO = 2.0        # repeats further apart than this factor: the measurement is not stable
+MIN_TOLERANCE = 0.02        # allowance above a bound when the repeats say nothing about the noise
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kMGT]i?)?B?\s*$")
+_FACTORS = {None: 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+            "ki": 2**10, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def parse_size(text):
+    """numa-bw's --size syntax ('16Mi', '128M', '4096') in bytes, or None."""
+    match = _SIZE.match(str(text))
+    return int(float(match.group(1)) * _FACTORS[match.group(2)]) if match else None
+
+
+def _tolerance(values):
+    """How far above a bound a median may lie before it is beyond the noise."""
+    noise = 2 * stats.robust_relative_sigma(values) if len(values) >= 3 else 0.0
+    return max(noise, MIN_TOLERANCE)
+
+
+def _mib(nbytes):
+    return f"{nbytes / 2**20:g} MiB"
+
+
+def evaluate(rows, working_sets=None, llc_bytes=None):
+    """Warnings for the rows of one run.
+
+    working_sets: {testcase: bytes a memory kernel touched}; llc_bytes: last-level cache size.
+    """
+    from yeebench.results.compare import group_rows
+    working_sets = working_sets or {}
+    groups = OrderedDict()
+    for key, group in group_rows(rows).items():
+        groups[key] = (group, [r["value"] for r in group], metrics.figure(key[5]))
+    warnings = []
+
+    def warn(group, rule, message):
+        row = group[0]
+        warnings.append({"check": row["check"], "parameters": key[4], "metric": row["metric"],
+                         "testcase": row.get("testcase") or row["check"], "rule": rule, "message": message})
+
+    def too_small(group):
+        ws = working_sets.get(group[0].get("testcase"))
+        return ws is not None and llc_bytes and ws < WORKING_SET_FACTOR * llc_bytes
+
+    # the machine's memory peak: the best memory-bandwidth median whose working set is not cache-sized
+    peak, peak_from = None, None
+    for key, (group, values, fig) in groups.items():
+        if metrics.WITHIN_MEMORY_PEAK in fig.rules and group[0].get("testcase") in working_sets \
+                and llc_bytes and not too_small(group):
+            median = stats.median(values)
+            if peak is None or median > peak:
+                peak, peak_from = median, f"{group[0]['check']} {key[4]} {key[5]}"
+
+    for key, (group, values, fig) in groups.items():
+        median = stats.median(values)
+        unit = group[0]["unit"]
+        tol = _tolerance(values)
+        if metrics.AT_MOST_100_PERCENT in fig.rules and median > 100 * (1 + tol):
+            warn(group, metrics.AT_MOST_100_PERCENT,
+                 f"{key[5]} {median:.1f}% is above 100% beyond the noise (±{tol * 100:.0f}%): a speed-up "
+                 f"larger than the cores used; the 1-core baseline run was slowed down or the cores miscounted")
+        if metrics.WITHIN_MODEL_BOUND in fig.rules and median > 100 * (1 + tol):
+            warn(group, metrics.WITHIN_MODEL_BOUND,
+                 f"{key[5]} {median:.1f}%: measured faster than the alpha-beta lower bound of its model; "
+                 f"the fitted latency/bandwidth or the timing is off")
+        if metrics.WORKING_SET_OVER_LLC in fig.rules and too_small(group):
+            ws = working_sets[group[0]["testcase"]]
+            warn(group, metrics.WORKING_SET_OVER_LLC,
+                 f"working set {_mib(ws)} is below {WORKING_SET_FACTOR} x the {_mib(llc_bytes)} last-level "
+                 f"cache: {key[5]} measures the cache, not memory")
+        if metrics.WITHIN_MEMORY_PEAK in fig.rules and peak is not None and median > peak * (1 + tol):
+            warn(group, metrics.WITHIN_MEMORY_PEAK,
+                 f"{key[5]} {median:.3g} {unit} is above the measured memory peak {peak:.3g} {unit} "
+                 f"({peak_from})")
+        if metrics.REPEATS_AGREE in fig.rules and len(values) >= 2 and min(values) > 0 \
+                and max(values) / min(values) > UNSTABLE_RATIO:
+            warn(group, metrics.REPEATS_AGREE,
+                 f"repeats of {key[5]} range from {min(values):.3g} to {max(values):.3g} {unit} "
+                 f"(x{max(values) / min(values):.1f}): not a stable measurement (a busy machine?)")
+    return warnings

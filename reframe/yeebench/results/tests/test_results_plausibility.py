@@ -1,0 +1,79 @@
+"""Plausibility rules (declared in yeebench.metrics.FIGURES): each flags what it should and only that."""
+import json
+
+from results_testutil import run_cli
+from yeebench import metrics
+from yeebench.results import plausibility
+
+MiB = 2**20
+
+
+def _rows(metric, values, unit="%", testcase="T", check="Check", params="p=1"):
+    return [{"check": check, "metric": metric, "value": v, "unit": unit, "direction": "higher",
+             "system": "s", "partition": "p", "environ": "e", "parameters": {"p": params},
+             "testcase": testcase} for v in values]
+
+
+def _rules(warnings):
+    return sorted(w["rule"] for w in warnings)
+
+
+def test_every_figure_declares_its_rules_in_one_place():
+    assert metrics.figure("parallel_efficiency").unit == "%"
+    assert metrics.AT_MOST_100_PERCENT in metrics.figure("parallel_efficiency").rules
+    assert metrics.WITHIN_MODEL_BOUND in metrics.figure("efficiency_1024B").rules
+    assert metrics.figure("anything_else").rules == (metrics.REPEATS_AGREE,)
+    assert metrics.resolve_direction("triad_bw", "GB/s", None) == ("higher", "declared")
+
+
+def test_efficiency_above_100_beyond_noise():
+    assert _rules(plausibility.evaluate(_rows("parallel_efficiency", [142.8, 141.0, 143.0]))) == \
+        [metrics.AT_MOST_100_PERCENT]
+    assert plausibility.evaluate(_rows("parallel_efficiency", [101.0, 99.5, 100.4])) == []  # within noise
+    assert plausibility.evaluate(_rows("parallel_efficiency", [94.0])) == []
+
+
+def test_collective_faster_than_its_model_bound():
+    warnings = plausibility.evaluate(_rows("efficiency_1024B", [130.0, 131.0, 129.0]))
+    assert _rules(warnings) == [metrics.WITHIN_MODEL_BOUND] and "alpha-beta" in warnings[0]["message"]
+
+
+def test_numa_bw_working_set_against_the_last_level_cache():
+    rows = _rows("triad_bw", [40.0], unit="GB/s", testcase="small")
+    warnings = plausibility.evaluate(rows, working_sets={"small": 48 * MiB}, llc_bytes=32 * MiB)
+    assert _rules(warnings) == [metrics.WORKING_SET_OVER_LLC] and "48 MiB" in warnings[0]["message"]
+    assert plausibility.evaluate(rows, working_sets={"small": 768 * MiB}, llc_bytes=32 * MiB) == []
+    assert plausibility.evaluate(rows, working_sets={"small": 48 * MiB}, llc_bytes=None) == []  # unknown LLC
+
+
+def test_bandwidth_above_the_measured_memory_peak():
+    rows = (_rows("triad_bw", [12.0, 12.2, 11.9], unit="GB/s", testcase="big", params="dram")
+            + _rows("copy_bw", [58.0, 57.0, 59.0], unit="GB/s", testcase="small", params="cache"))
+    warnings = plausibility.evaluate(rows, working_sets={"big": 768 * MiB, "small": 48 * MiB}, llc_bytes=32 * MiB)
+    assert _rules(warnings) == [metrics.WITHIN_MEMORY_PEAK, metrics.WORKING_SET_OVER_LLC]
+    assert "12 GB/s" in next(w for w in warnings if w["rule"] == metrics.WITHIN_MEMORY_PEAK)["message"]
+
+
+def test_repeats_that_disagree():
+    warnings = plausibility.evaluate(_rows("triad_bw", [1.4, 30.0, 58.0], unit="GB/s"))
+    assert _rules(warnings) == [metrics.REPEATS_AGREE] and "x41.4" in warnings[0]["message"]
+
+
+def test_size_parsing():
+    assert plausibility.parse_size("16Mi") == 16 * MiB and plausibility.parse_size("128M") == 128_000_000
+    assert plausibility.parse_size("4096") == 4096 and plausibility.parse_size("lots") is None
+
+
+def test_ingest_records_and_prints_the_warnings(tmp_path):
+    from results_testutil import FIXTURES
+    report = FIXTURES / "reports" / "suite_smoke_fdtd_numa.json"
+    proc = run_cli("results", "ingest", report, "--results-dir", tmp_path / "results")
+    assert proc.returncode == 0, proc.stderr
+    prov = json.loads((tmp_path / proc.stdout.strip() / "provenance.json").read_text()
+                      if not proc.stdout.strip().startswith("/") else
+                      open(proc.stdout.strip() + "/provenance.json").read())
+    flagged = prov["plausibility"]["warnings"]
+    if prov["plausibility"]["llc_bytes"] and prov["plausibility"]["llc_bytes"] * 4 > 48 * MiB:
+        # the smoke numa-bw arrays (3 x 16 MiB) against this machine's last-level cache
+        assert {w["rule"] for w in flagged} >= {metrics.WORKING_SET_OVER_LLC}
+        assert proc.stderr.count("plausibility warning") == len(flagged)

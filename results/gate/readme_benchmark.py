@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The gate on the README's workflow: false alarms and detection of `make run` + `compare`.
+
+Each trial makes three `make run`-style runs (reframe/run.sh, the smoke selection) in shuffled order:
+two of unchanged code (A, B) and one whose solver is really 20 % slower (S: results/gate/slow_yee.py
+keeps yee stopped for 1/6 of its wall time). A and B are recorded in one results tree, as a user's
+`results/` fills up run after run; S in another (a slowed run is not history). Then, with compare's
+DEFAULT settings and that results tree as its history:
+
+  false alarm: `compare --baseline A --candidate B` calls any figure 'regressed'
+  detection:   `compare --baseline A --candidate S` calls the solver's mcells_per_s 'regressed'
+               (every mcells_per_s figure of the selection; counted per compare and per figure)
+
+    .venv/bin/python results/gate/readme_benchmark.py --trials 20 --out build/gate-readme
+
+Prints progress, then one JSON summary line; per-trial JSON goes to --out/trials.jsonl.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SOLVER_METRIC = "mcells_per_s"
+
+
+def slow_prefix(prefix, out):
+    """A copy of PREFIX/bin whose yee runs through slow_yee.py."""
+    bin_dir = out / "slow-prefix" / "bin"
+    shutil.rmtree(bin_dir.parent, ignore_errors=True)
+    bin_dir.mkdir(parents=True)
+    for tool in (prefix / "bin").iterdir():
+        (bin_dir / tool.name).symlink_to(tool.resolve())
+    (bin_dir / "yee").unlink()
+    wrapper = bin_dir / "yee"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {REPO / 'results/gate/slow_yee.py'} "
+                       f"{(prefix / 'bin' / 'yee').resolve()} \"$@\"\n")
+    wrapper.chmod(0o755)
+    return bin_dir.parent
+
+
+def make_run(prefix, results, rfm_dir, run_args, venv):
+    env = dict(os.environ, PREFIX=str(prefix), RESULTS_DIR=str(results), YEEBENCH_RFM_DIR=str(rfm_dir),
+               VENV=str(venv), RUN_SELECTION="-t smoke")
+    proc = subprocess.run(["bash", str(REPO / "reframe" / "run.sh"), *run_args], capture_output=True,
+                          text=True, env=env, cwd=REPO)
+    for line in proc.stdout.splitlines():
+        if line.strip().startswith("results run"):
+            return Path(line.split()[-1])
+    raise RuntimeError(f"run.sh recorded no run (exit {proc.returncode}): {proc.stderr.strip()[-400:]}")
+
+
+def compare(venv, base, cand, history, extra=()):
+    proc = subprocess.run([str(venv / "bin" / "yeebench"), "results", "compare", "--baseline", str(base),
+                           "--candidate", str(cand), "--results-dir", str(history), "--format", "json", *extra],
+                          capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"compare failed: {proc.stderr.strip()}")
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=Path("build/gate-readme"))
+    parser.add_argument("--prefix", type=Path, default=REPO / "build" / "install")
+    parser.add_argument("--venv", type=Path, default=Path(sys.executable).parent.parent)
+    parser.add_argument("--keep", action="store_true", help="add to an earlier benchmark's history")
+    parser.add_argument("run_args", nargs="*", default=["-n", "FdtdStrongScaling"],
+                        help="extra run.sh arguments (default: -n FdtdStrongScaling)")
+    parser.add_argument("--rescore", metavar="COMPARE_OPTIONS",
+                        help="no new runs: compare the recorded trials again with these extra compare options "
+                             "(e.g. '--no-history'), each trial's history as it stood then")
+    args = parser.parse_args()
+    out = args.out.resolve()
+    if args.rescore is not None:
+        return rescore(out, args.venv, args.rescore.split())
+    if not args.keep:
+        shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    slow = slow_prefix(args.prefix.resolve(), out)
+    rng = random.Random(2026)
+    alarms = detected = figures_slowed = figures_caught = compares = 0
+    with open(out / "trials.jsonl", "a") as log:
+        for trial in range(args.trials):
+            order = ["A", "B", "S"]
+            rng.shuffle(order)
+            runs = {}
+            for kind in order:
+                prefix, results = (slow, out / "results-slowed") if kind == "S" else (args.prefix, out / "results")
+                runs[kind] = make_run(prefix, results, out / "rfm", args.run_args, args.venv)
+            code_ab, same = compare(args.venv, runs["A"], runs["B"], out / "results")
+            code_as, slowed = compare(args.venv, runs["A"], runs["S"], out / "results")
+            false_alarm = any(r["verdict"] == "regressed" for r in same["results"])
+            solver = [r for r in slowed["results"] if r["metric"] == SOLVER_METRIC]
+            caught = [r for r in solver if r["verdict"] == "regressed"]
+            alarms += false_alarm
+            detected += bool(solver) and len(caught) == len(solver)
+            figures_slowed += len(solver)
+            figures_caught += len(caught)
+            compares += 1
+            record = {"trial": trial, "order": order, "runs": {k: str(v) for k, v in runs.items()}, "load": os.getloadavg(), "exit_same": code_ab,
+                      "false_alarm": false_alarm, "same_summary": same["summary"],
+                      "solver_verdicts": [(r["parameters"], r["verdict"], r["change"], r["noise"]) for r in solver],
+                      "history_runs": same["settings"].get("history_runs")}
+            log.write(json.dumps(record) + "\n")
+            log.flush()
+            print(f"trial {trial + 1}/{args.trials}: false alarm {false_alarm}, solver "
+                  f"{len(caught)}/{len(solver)} regressed, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    print(json.dumps({"trials": compares, "false_alarms": alarms, "false_alarm_rate": alarms / compares,
+                      "detected": detected, "detection_rate": detected / compares,
+                      "solver_figures_caught": f"{figures_caught}/{figures_slowed}",
+                      "load_end": os.getloadavg(), "selection": ["-t", "smoke", *args.run_args]}))
+
+
+def rescore(out, venv, extra):
+    """The recorded trials compared again (history: the unchanged runs recorded before each trial's B)."""
+    trials = [json.loads(line) for line in open(out / "trials.jsonl")]
+    alarms = detected = 0
+    for t in trials:
+        runs = {k: Path(v) for k, v in t["runs"].items()}
+        hidden = sorted(p for p in (out / "results" / "local").iterdir() if p.name > max(runs["A"].name, runs["B"].name))
+        for p in hidden:   # the history as it stood: runs recorded later are moved aside meanwhile
+            p.rename(p.with_name("." + p.name + ".later"))
+        try:
+            _, same = compare(venv, runs["A"], runs["B"], out / "results", extra)
+            _, slowed = compare(venv, runs["A"], runs["S"], out / "results", extra)
+        finally:
+            for p in hidden:
+                p.with_name("." + p.name + ".later").rename(p)
+        alarms += any(r["verdict"] == "regressed" for r in same["results"])
+        solver = [r for r in slowed["results"] if r["metric"] == SOLVER_METRIC]
+        detected += bool(solver) and all(r["verdict"] == "regressed" for r in solver)
+    print(json.dumps({"rescored_with": extra, "trials": len(trials), "false_alarms": alarms, "detected": detected}))
+
+
+if __name__ == "__main__":
+    main()
