@@ -62,3 +62,10 @@ BlockChoice choose_time_block(long nz, long ny, int word_bytes, int threads, std
                               long max_steps, long fixed_steps, long fixed_tile);
 
 }  // namespace yee
+
+// Each backend's time-block file ends with YEE_INSTANTIATE_TIME_BLOCK(float) and (double) inside
+// namespace yee::kernels: the template part of the time-block contract is listed once, here.
+#define YEE_INSTANTIATE_TIME_BLOCK(T)                                                                \
+  template void time_block_pass<T>(Fields<T>&, const PassPlan&, T);                                 \
+  template std::size_t pack_box<T>(const Fields<T>&, const Box&, T*);                               \
+  template void unpack_box<T>(Fields<T>&, const Box&, const T*);

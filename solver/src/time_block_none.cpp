@@ -16,12 +16,8 @@ template <typename T> std::size_t pack_box(const Fields<T>&, const Box&, T*) { u
 template <typename T> void unpack_box(Fields<T>&, const Box&, const T*) { unsupported(); }
 std::size_t cache_bytes_per_thread() { return 512 * 1024; }
 
-template void time_block_pass<float>(Fields<float>&, const PassPlan&, float);
-template void time_block_pass<double>(Fields<double>&, const PassPlan&, double);
-template std::size_t pack_box<float>(const Fields<float>&, const Box&, float*);
-template std::size_t pack_box<double>(const Fields<double>&, const Box&, double*);
-template void unpack_box<float>(Fields<float>&, const Box&, const float*);
-template void unpack_box<double>(Fields<double>&, const Box&, const double*);
+YEE_INSTANTIATE_TIME_BLOCK(float)
+YEE_INSTANTIATE_TIME_BLOCK(double)
 
 }  // namespace kernels
 }  // namespace yee
