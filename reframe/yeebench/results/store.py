@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from yeebench.processes import alive
 from yeebench.results.errors import ResultsError
 from yeebench.results.schema import validate_provenance, validate_row
 
@@ -63,16 +64,6 @@ STALE_AFTER_S = 24 * 3600   # a temporary this old is stale even if its PID is a
 _OWNER = re.compile(r"^\..+\.pid(\d+)\.[^.]+\.tmp$")
 
 
-def _pid_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def is_temporary(path):
     """A hidden '.<name>.*.tmp' entry: a run or file still being written, or left by a killed writer."""
     name = Path(path).name
@@ -96,7 +87,7 @@ def clean_stale_temporaries(directory, now=None):
             age = now - entry.stat(follow_symlinks=False).st_mtime
         except FileNotFoundError:
             continue
-        owner_gone = match is not None and not _pid_alive(int(match.group(1)))
+        owner_gone = match is not None and not alive(int(match.group(1)))
         if owner_gone or age > STALE_AFTER_S:
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path, ignore_errors=True)

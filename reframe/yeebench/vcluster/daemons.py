@@ -7,6 +7,7 @@ import subprocess
 import time
 from typing import List, Optional
 
+from ..processes import alive
 from .layout import HEAD_NAME, SWITCH_NETNS, Layout, Node
 from .netns import netns_path
 from .sysrun import SystemError_
@@ -73,20 +74,6 @@ def start_slurmd(layout: Layout, node: Node, cgroup_path: Optional[str]) -> int:
                              cgroup_procs=os.path.join(cgroup_path, "cgroup.procs") if cgroup_path else None,
                              cpus=node.cpus)
     return _spawn(cmd, os.path.join(node_dir, "slurmd.out"), env=client_env(layout))
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours counts as gone
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def cmdline(pid: int) -> str:
