@@ -41,6 +41,7 @@ struct Emulated {
   std::vector<T> store[6];
   explicit Emulated(const Fields<T>& like) {
     f = like;
+    f.origin = 0;  // the CUDA layout: (0,0,0) at the shifted base (the CPU's rows start elsewhere)
     constexpr long A = cuda::align_elems<T>();
     f.sy = cuda::padded_row<T>(f.n[2]);
     f.sx = f.sy * (f.n[1] + 2);
