@@ -29,14 +29,17 @@ void chunk_shape(const Options& o, int* chunk) {
 }
 
 // SIGTERM while a step is written (HDF5 output, whose sidecar must name exactly the complete
-// steps): before every rank has its piece, this rank removes its own piece of the step and
-// dies, so the step leaves nothing under a final name; once all pieces are agreed complete,
-// the signal waits until the sidecar names the step. Outside write_step it acts at once.
+// steps): before every rank has its piece, this rank removes its own piece of the step (and
+// its temporary) and dies, so the step leaves nothing under a final name; the piece is known
+// before the write starts, since the file can reach its final name at any moment of it. Once
+// all pieces are agreed complete, the signal waits until the sidecar names the step. Outside
+// write_step it acts at once.
 // Only async-signal-safe calls (unlink, sigaction, raise) run in the handler.
 enum StepPhase : int { kIdle = 0, kWriting = 1, kNaming = 2 };
 volatile sig_atomic_t g_phase = kIdle;
 volatile sig_atomic_t g_pending = 0;
-char g_piece[4096];  // this rank's committed piece of the step in flight ("" if none)
+char g_piece[4096];      // this rank's piece of the step in flight ("" if none)
+char g_piece_tmp[4096];  // and the temporary it is written to before the rename
 struct sigaction g_previous;
 
 void die_now(int sig) {
@@ -49,7 +52,10 @@ extern "C" void on_term(int sig) {
     g_pending = 1;
     return;
   }
-  if (g_phase == kWriting && g_piece[0]) unlink(g_piece);
+  if (g_phase == kWriting && g_piece[0]) {
+    unlink(g_piece_tmp);
+    unlink(g_piece);
+  }
   die_now(sig);
 }
 
@@ -61,9 +67,12 @@ void install_term_guard() {
   sigaction(SIGTERM, &sa, &g_previous);
 }
 
-void set_phase(StepPhase phase, const std::string& piece = "") {
-  g_piece[0] = '\0';
-  if (!piece.empty() && piece.size() < sizeof g_piece) std::memcpy(g_piece, piece.c_str(), piece.size() + 1);
+void set_phase(StepPhase phase, const std::string& piece = "", const std::string& piece_tmp = "") {
+  g_piece[0] = g_piece_tmp[0] = '\0';
+  if (!piece.empty() && piece.size() < sizeof g_piece && piece_tmp.size() < sizeof g_piece_tmp) {
+    std::memcpy(g_piece_tmp, piece_tmp.c_str(), piece_tmp.size() + 1);
+    std::memcpy(g_piece, piece.c_str(), piece.size() + 1);
+  }
   g_phase = phase;
   if (phase == kIdle && g_pending) die_now(SIGTERM);
 }
@@ -199,7 +208,7 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   const bool hdf5 = opt_.output == "hdf5";
   const std::string piece = s == "per-rank" ? step_base(step, rank_) + ".h5"
                                             : (rank_ == 0 ? step_base(step, -1) + ".h5" : "");
-  if (hdf5) set_phase(kWriting);
+  if (hdf5) set_phase(kWriting, piece, piece.empty() ? "" : temp_path(piece, frame_.tag));
   if (s == "root") {
     err = gather_and_write(step);
     xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
@@ -214,7 +223,6 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
     files_ += t.files;
     xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
   }
-  if (hdf5 && err.empty()) set_phase(kWriting, piece);  // from here a SIGTERM removes this piece
   error_ = first_error(comm_, err);
   if (!error_.empty()) {
     if (hdf5) {
