@@ -31,34 +31,35 @@ test-solver: test-solver-release test-solver-sanitize
 bench-solver: build-solver
 	python3 solver/bench/run_bench.py --yee $(PREFIX)/bin/yee --triad $(PREFIX)/bin/yee-triad --out $(BUILD)/solver-bench.json
 
-# CUDA backend. CI has nvcc but no GPU: test-solver-cuda-build compiles the backend with
-# nvcc (CUDA_ARCHS -> CMAKE_CUDA_ARCHITECTURES, default 90 = sm_90 + PTX) and runs its
-# tests; the GPU ones report "Skipped" with the reason where nvidia-smi lists no GPU.
-#   make build-solver-cuda       CUDA build into $(BUILD)/solver-cuda; installs yee-cuda, yee-cuda-copy to $(PREFIX)/bin
-#   make bench-solver-cuda       on a GPU node: Gcells/s, GB/s, % of measured copy bandwidth
-SOLVER_CUDA := $(BUILD)/solver-cuda
-CUDA_ARCHS  ?= 90
-TEST_TARGETS += test-solver-cuda-build
+# The other backends: every folder of src/backends/ with a backend.cmake besides cpu (the
+# reference build above), the list CMakeLists.txt reads. A backend's optional backend.mk sets
+# SOLVER_BACKEND_TOOLCHAIN_<b> (a shell test: is its compiler here?) and SOLVER_BACKEND_CMAKE_ARGS_<b>.
+#   make build-solver-<b>        build into $(BUILD)/solver-<b>; installs its binaries to $(PREFIX)/bin
+#   make test-solver-<b>-build   (part of make test) that build and its tests where the toolchain
+#                                exists (tests needing absent hardware report "Skipped" with the
+#                                reason); elsewhere one SKIP line naming what is missing
+SOLVER_BACKENDS := $(sort $(patsubst solver/src/backends/%/backend.cmake,%,$(wildcard solver/src/backends/*/backend.cmake)))
+SOLVER_OTHER_BACKENDS := $(filter-out cpu,$(SOLVER_BACKENDS))
+-include $(wildcard solver/src/backends/*/backend.mk)
 
-.PHONY: build-solver-cuda test-solver-cuda-build test-solver-cuda-run bench-solver-cuda
+define solver_backend_rules
+TEST_TARGETS += test-solver-$(1)-build
+.PHONY: build-solver-$(1) test-solver-$(1)-build test-solver-$(1)-run
 
-build-solver-cuda:
-	cmake -S solver -B $(SOLVER_CUDA) -DCMAKE_BUILD_TYPE=Release -DYEE_BACKEND=cuda \
-	  -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHS)" -DYEE_CPU_BIN=$(abspath $(SOLVER_BUILD))/yee \
-	  -DCMAKE_INSTALL_PREFIX=$(PREFIX)
-	cmake --build $(SOLVER_CUDA) -j$(JOBS)
-	cmake --install $(SOLVER_CUDA)
+build-solver-$(1):
+	cmake -S solver -B $(BUILD)/solver-$(1) -DCMAKE_BUILD_TYPE=Release -DYEE_BACKEND=$(1) \
+	  $$(SOLVER_BACKEND_CMAKE_ARGS_$(1)) -DYEE_CPU_BIN=$$(abspath $$(SOLVER_BUILD))/yee \
+	  -DCMAKE_INSTALL_PREFIX=$$(PREFIX)
+	cmake --build $(BUILD)/solver-$(1) -j$$(JOBS)
+	cmake --install $(BUILD)/solver-$(1)
 
-# Without a CUDA compiler there is nothing to compile: say so instead of failing.
-test-solver-cuda-build:
-	@if command -v nvcc >/dev/null 2>&1 || [ -n "$$CUDACXX" ]; then \
-	  $(MAKE) --no-print-directory test-solver-cuda-run; \
-	else echo "test-solver-cuda-build: SKIP: no nvcc on PATH (and CUDACXX unset): the CUDA backend was not compiled"; fi
+test-solver-$(1)-build:
+	@if $$(or $$(SOLVER_BACKEND_TOOLCHAIN_$(1)),true); then \
+	  $$(MAKE) --no-print-directory test-solver-$(1)-run; \
+	else echo "test-solver-$(1)-build: SKIP: $$(SOLVER_BACKEND_MISSING_$(1)): the $(1) backend was not compiled"; fi
 
-test-solver-cuda-run: build-solver-cuda build-solver
-	cd $(SOLVER_CUDA) && { ctest --output-on-failure -L 'cuda-host|cuda-gpu'; rc=$$?; \
-	  grep -h '^SKIP' Testing/Temporary/LastTest.log || true; exit $$rc; }
-
-bench-solver-cuda: build-solver-cuda
-	python3 solver/bench/run_cuda_bench.py --yee $(SOLVER_CUDA)/yee-cuda --copy $(SOLVER_CUDA)/yee-cuda-copy \
-	  --out $(BUILD)/solver-cuda-bench.json
+test-solver-$(1)-run: build-solver-$(1) build-solver
+	cd $(BUILD)/solver-$(1) && { ctest --output-on-failure; rc=$$$$?; \
+	  grep -h '^SKIP' Testing/Temporary/LastTest.log || true; exit $$$$rc; }
+endef
+$(foreach b,$(SOLVER_OTHER_BACKENDS),$(eval $(call solver_backend_rules,$(b))))

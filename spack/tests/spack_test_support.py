@@ -79,8 +79,8 @@ class FakeCudaPackage:
     mixin_variants = {'cuda': False, 'cuda_arch': 'none'}
 
 
-def load_recipe(package_dir):
-    '''(module, Directives) of spack/repo/.../packages/<package_dir>/package.py.'''
+def load_recipe(package_dir, path=None):
+    '''(module, Directives) of spack/repo/.../packages/<package_dir>/package.py (or of `path`).'''
     directives = Directives()
     api = types.ModuleType('spack.package')
     for name in ('version', 'variant', 'depends_on', 'requires', 'conflicts', 'license', 'maintainers',
@@ -107,7 +107,7 @@ def load_recipe(package_dir):
     saved = {k: sys.modules.get(k) for k in fakes}
     sys.modules.update(fakes)
     try:
-        path = RECIPES / package_dir / 'package.py'
+        path = path or RECIPES / package_dir / 'package.py'
         spec = importlib.util.spec_from_file_location(f'yeebench_recipe_{package_dir}', path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -128,10 +128,12 @@ def variant_defaults(directives, cls=None):
 
 
 def cmake_cache_names(cmakelists):
-    '''Names of option(...) and set(... CACHE ...) entries of a CMakeLists.txt and its cmake/*.cmake.'''
+    '''Names of option(...) and set(... CACHE ...) entries of a CMakeLists.txt, its cmake/*.cmake and
+    its backends' src/backends/*/backend.cmake.'''
     import re
     project = Path(cmakelists).parent
-    text = '\n'.join(p.read_text() for p in [Path(cmakelists), *sorted((project / 'cmake').glob('*.cmake'))])
+    included = sorted((project / 'cmake').glob('*.cmake')) + sorted(project.glob('src/backends/*/backend.cmake'))
+    text = '\n'.join(p.read_text() for p in [Path(cmakelists), *included])
     names = set(re.findall(r'^\s*option\(\s*(\w+)', text, re.M))
     names |= set(re.findall(r'^\s*set\(\s*(\w+)\s+[^)]*\bCACHE\b', text, re.M))
     return names

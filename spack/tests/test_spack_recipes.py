@@ -19,7 +19,8 @@ PACKAGES = sorted(RECIPE_FACTS)
 def project_cmake_text(folder):
     '''The CMake code of a project: CMakeLists.txt files and cmake/*.cmake.'''
     root = REPO_ROOT / folder
-    files = sorted(root.rglob('CMakeLists.txt')) + sorted((root / 'cmake').glob('*.cmake'))
+    files = (sorted(root.rglob('CMakeLists.txt')) + sorted((root / 'cmake').glob('*.cmake'))
+             + sorted(root.glob('src/backends/*/*.cmake')))
     return '\n'.join(p.read_text() for p in files)
 
 
@@ -45,7 +46,7 @@ def test_recipe_is_python_that_compiles(package_dir):
     assert classes == [RECIPE_FACTS[package_dir][0]]
     imports = {a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
     assert 'CMakePackage' in imports, 'API v2 recipes import the build system from spack_repo.builtin'
-    assert len(source.splitlines()) <= 110
+    assert len(source.splitlines()) <= 115
 
 
 @pytest.mark.parametrize('package_dir', PACKAGES)
@@ -172,17 +173,41 @@ def test_yee_records_the_march_spack_builds_for(flags, march):
 
 def test_yee_cuda_variant_selects_the_cuda_backend_architecture_and_binary():
     cls, directives, values = recipe('yee')
-    cuda = cls(FakeSpec({**values, 'cuda': True, 'cuda_arch': ('90',)}))
+    # the concretizer sets backend=cuda for +cuda (and +cuda for backend=cuda): the requires below
+    cuda = cls(FakeSpec({**values, 'cuda': True, 'backend': 'cuda', 'cuda_arch': ('90',)}))
     args = cuda.cmake_args()
     assert '-DYEE_BACKEND=cuda' in args and '-DCMAKE_CUDA_ARCHITECTURES=90' in args
     cpu = cls(FakeSpec(values))
     assert '-DYEE_BACKEND=cpu' in cpu.cmake_args() and cpu.binary == 'yee'
-    # the name solver/cmake/cuda.cmake gives the CUDA executable
-    output_name = re.search(r'OUTPUT_NAME\s+(\S+?)\)?\s', (REPO_ROOT / 'solver/cmake/cuda.cmake').read_text())
-    assert cuda.binary == output_name.group(1) == 'yee-cuda'
-    backends = REPO_ROOT / 'solver' / 'src' / 'backends'
-    assert (backends / 'cuda' / 'kernels.cpp').is_file() and (backends / 'cpu' / 'kernels.cpp').is_file()
+    assert cuda.binary == 'yee-cuda'
+    requires = {(args[0], kwargs['when']) for args, kwargs in directives.of('requires')}
+    assert {('+cuda', 'backend=cuda'), ('backend=cuda', '+cuda')} <= requires
     assert 'cuda_arch=none' in [args[0] for args, _ in directives.of('conflicts')]
+
+
+def test_yee_backend_variant_offers_exactly_the_solver_backend_folders():
+    _, directives, values = recipe('yee')
+    folders = sorted(p.parent.name for p in (REPO_ROOT / 'solver/src/backends').glob('*/backend.cmake'))
+    assert {'cpu', 'cuda'} <= set(folders)
+    variant = [kwargs for args, kwargs in directives.of('variant') if args[0] == 'backend']
+    assert list(variant[0]['values']) == folders and values['backend'] == 'cpu'
+
+
+def test_a_new_backend_folder_reaches_the_yee_recipe_with_no_other_edit(tmp_path):
+    # The recipe in a copy of the repository's layout, with one more backend folder beside cpu.
+    recipe_copy = tmp_path / RECIPES.relative_to(REPO_ROOT) / 'yee' / 'package.py'
+    recipe_copy.parent.mkdir(parents=True)
+    recipe_copy.write_text((RECIPES / 'yee' / 'package.py').read_text())
+    for name, text in [('cpu', 'set(YEE_BACKEND_BINARY yee)\n'), ('dummy', 'set(YEE_BACKEND_SOURCES kernels.cpp)\n')]:
+        (tmp_path / 'solver/src/backends' / name).mkdir(parents=True)
+        (tmp_path / 'solver/src/backends' / name / 'backend.cmake').write_text(text)
+    (tmp_path / 'solver/src/backends/not_a_backend').mkdir()  # no backend.cmake: not listed
+    module, directives = load_recipe('yee', path=recipe_copy)
+    assert module.BACKENDS == ('cpu', 'dummy')
+    values = {**variant_defaults(directives, module.Yee), 'backend': 'dummy'}
+    dummy = module.Yee(FakeSpec(values))
+    assert '-DYEE_BACKEND=dummy' in dummy.cmake_args() and dummy.binary == 'yee-dummy'
+    assert module.Yee(FakeSpec({**values, 'backend': 'cpu'})).binary == 'yee'
 
 
 def test_yee_hdf5_variant_needs_parallel_hdf5():

@@ -2,6 +2,7 @@
 #
 # SPDX-License-Identifier: BSD-3-Clause
 
+import glob
 import os
 import re
 
@@ -9,6 +10,11 @@ from spack_repo.builtin.build_systems.cmake import CMakePackage
 from spack_repo.builtin.build_systems.cuda import CudaPackage
 
 from spack.package import *
+
+# Backends: the solver/src/backends/*/backend.cmake of this repository (a new one needs no edit here).
+BACKEND_DIR = os.path.join(os.path.dirname(__file__), *[os.pardir] * 6, "solver", "src", "backends")
+BACKENDS = tuple(sorted(os.path.basename(os.path.dirname(p))
+                        for p in glob.glob(f"{BACKEND_DIR}/*/backend.cmake")))
 
 
 class Yee(CMakePackage, CudaPackage):
@@ -29,14 +35,15 @@ class Yee(CMakePackage, CudaPackage):
     version("main", branch="main")
     version("0.1.0", commit="7821a06521f810f2d90282dff6192090bb37c75a")
 
-    # Each variant maps to one CMake option of solver/CMakeLists.txt (or its cmake/*.cmake);
-    # +cuda -> YEE_BACKEND=cuda and cuda_arch -> CMAKE_CUDA_ARCHITECTURES come from CudaPackage.
+    # Each variant maps to one CMake option; +cuda (CudaPackage) is backend=cuda, cuda_arch its sm.
+    variant("backend", default="cpu", values=BACKENDS, description="kernel backend (YEE_BACKEND)")
+    requires("+cuda", when="backend=cuda", msg="backend=cuda is +cuda (and cuda_arch)")
+    requires("backend=cuda", when="+cuda", msg="+cuda builds the cuda backend")
     variant("hdf5", default=True, description="HDF5 field output with parallel HDF5 (YEE_HDF5)")
     variant("sanitize", default=False, description="ASan + UBSan instrumentation (YEE_SANITIZE)")
     conflicts("+sanitize", when="+cuda", msg="the sanitizers are for the cpu backend")
     conflicts("cuda_arch=none", when="+cuda", msg="give cuda_arch=<sm>, e.g. cuda_arch=90 for H100")
-    # OpenMP threads inside each rank: no compiler list, CMake's FindOpenMP decides.
-    conflicts("%apple-clang", msg="Apple Clang has no OpenMP; use GCC or LLVM Clang")
+    conflicts("%apple-clang", msg="Apple Clang has no OpenMP; use GCC or LLVM Clang")  # FindOpenMP
 
     depends_on("c", type="build")  # solver/cmake/hdf5.cmake: FindHDF5 probes with a C program
     depends_on("cxx", type="build")
@@ -48,8 +55,7 @@ class Yee(CMakePackage, CudaPackage):
     root_cmakelists_dir = "solver"
 
     def detect_dev_src_change(self):
-        """spack.yaml develops the whole repository: rebuild when this project's folder changed since
-        the install, not when build outputs elsewhere in the work tree did."""
+        """Rebuild a develop build (the whole repository) only when solver/ changed since the install."""
         manifest = join_path(self.prefix, ".spack", "install_manifest.json")
         if not os.path.isfile(manifest):
             return True
@@ -63,7 +69,11 @@ class Yee(CMakePackage, CudaPackage):
 
     @property
     def binary(self):
-        return "yee-cuda" if self.spec.satisfies("+cuda") else "yee"
+        """The executable: backend.cmake's YEE_BACKEND_BINARY, by default yee-<backend>."""
+        backend = self.spec.variants["backend"].value
+        with open(join_path(BACKEND_DIR, backend, "backend.cmake")) as f:
+            found = re.search(r"^set\(YEE_BACKEND_BINARY\s+([\w.-]+)\)", f.read(), re.M)
+        return found.group(1) if found else f"yee-{backend}"
 
     def target_march(self):
         """The -march Spack's compiler wrapper adds, passed on so the report's build flags show it."""
@@ -72,7 +82,7 @@ class Yee(CMakePackage, CudaPackage):
 
     def cmake_args(self):
         args = [
-            self.define("YEE_BACKEND", "cuda" if self.spec.satisfies("+cuda") else "cpu"),
+            self.define("YEE_BACKEND", self.spec.variants["backend"].value),
             self.define("YEE_HDF5", "ON" if self.spec.satisfies("+hdf5") else "OFF"),
             self.define_from_variant("YEE_SANITIZE", "sanitize"),
             self.define("YEE_MARCH", self.target_march()),

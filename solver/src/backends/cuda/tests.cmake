@@ -1,4 +1,4 @@
-# Tests of the CUDA build (YEE_BACKEND=cuda), included by tests/CMakeLists.txt.
+# Tests of a CUDA build (YEE_BACKEND=cuda): YEE_BACKEND_TESTS of backend.cmake, included by tests/CMakeLists.txt.
 #  cuda-host: need no GPU (CI runs them): identity, embedded device code, usage errors,
 #             the no-device error path, the device code's thread bodies against the CPU
 #             backend (on the host), the benchmark script's arithmetic, and the

@@ -1,4 +1,4 @@
-# CUDA backend (YEE_BACKEND=cuda): included by CMakeLists.txt before the target exists.
+# CUDA backend (YEE_BACKEND=cuda): the contract of a backend.cmake is in ../README.md.
 # CMAKE_CUDA_ARCHITECTURES is honoured; the default "90" builds sm_90 code (Hopper) plus
 # compute_90 PTX, which the driver JIT-compiles on newer GPUs. nvcc is found on PATH or
 # given with -DCMAKE_CUDA_COMPILER=/path/to/nvcc.
@@ -13,8 +13,11 @@ set(CMAKE_CUDA_STANDARD 17)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 set(CMAKE_CUDA_EXTENSIONS OFF)
 
-# Same file name as every backend (kernels.cpp), compiled as CUDA.
-set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/backends/cuda/kernels.cpp PROPERTIES LANGUAGE CUDA)
+# Same file name as every backend (kernels.cpp), compiled as CUDA. No wavefront kernel.
+# Named yee-cuda (the default yee-<folder>) so that it installs beside the CPU build's yee.
+set(YEE_BACKEND_SOURCES kernels.cpp)
+set_source_files_properties(${YEE_BACKEND_DIR}/kernels.cpp PROPERTIES LANGUAGE CUDA)
+set(YEE_BACKEND_TESTS ${YEE_BACKEND_DIR}/tests.cmake)
 
 # --fmad=false: the CPU's expressions without contraction, so fields are bitwise equal to
 # the CPU backend's (the update is memory-bound, the lost FMAs cost nothing measurable).
@@ -25,13 +28,12 @@ if(YEE_CUDA_SYNC_CHECK)
   list(APPEND YEE_CUDA_FLAGS -DYEE_CUDA_SYNC_CHECK)
 endif()
 string(REPLACE ";" " " _yee_cuda_flags "${YEE_CUDA_FLAGS}")
-set(YEE_CUDA_SUMMARY " nvcc-${CMAKE_CUDA_COMPILER_VERSION} arch=${CMAKE_CUDA_ARCHITECTURES} ${_yee_cuda_flags}")
+set(YEE_BACKEND_SUMMARY " nvcc-${CMAKE_CUDA_COMPILER_VERSION} arch=${CMAKE_CUDA_ARCHITECTURES} ${_yee_cuda_flags}")
 
-function(yee_cuda_backend target)
+function(yee_backend_target target)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${YEE_CUDA_FLAGS}>")
   # Static CUDA runtime (CMake's default): the binary needs only the driver at run time.
-  # Named yee-cuda so that it installs beside the CPU build's yee in one prefix.
-  set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Static OUTPUT_NAME yee-cuda)
+  set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Static)
 endfunction()
 
 # Measured device-memory bandwidth, the benchmark's yardstick (bench/run_cuda_bench.py).

@@ -1,0 +1,13 @@
+# CUDA backend's make settings (included by solver/solver.mk). CI has nvcc but no GPU: the
+# build and the host-side tests run, the GPU tests report "Skipped" with the reason.
+# CUDA_ARCHS -> CMAKE_CUDA_ARCHITECTURES (default 90 = sm_90 code + compute_90 PTX).
+CUDA_ARCHS ?= 90
+SOLVER_BACKEND_TOOLCHAIN_cuda := command -v nvcc >/dev/null 2>&1 || [ -n "$$CUDACXX" ]
+SOLVER_BACKEND_MISSING_cuda := no nvcc on PATH (and CUDACXX unset)
+SOLVER_BACKEND_CMAKE_ARGS_cuda = -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHS)"
+
+#   make bench-solver-cuda       on a GPU node: Gcells/s, GB/s, % of measured copy bandwidth
+.PHONY: bench-solver-cuda
+bench-solver-cuda: build-solver-cuda
+	python3 solver/bench/run_cuda_bench.py --yee $(BUILD)/solver-cuda/yee-cuda \
+	  --copy $(BUILD)/solver-cuda/yee-cuda-copy --out $(BUILD)/solver-cuda-bench.json
