@@ -49,7 +49,8 @@ std::string time_block_json(const Options& o, const RunResult& r) {
   if (o.kernel != "wavefront") return "null";
   std::ostringstream j;
   j << "{\"steps\": " << r.time_block << ", \"tile_rows\": " << r.tile_rows << ", \"passes\": " << r.passes
-    << ", \"steps_in_passes\": " << r.pass_steps << ", \"model_traffic_ratio\": " << num(r.traffic_ratio) << "}";
+    << ", \"steps_in_passes\": " << r.pass_steps << ", \"model_traffic_ratio\": " << num(r.traffic_ratio)
+    << ", \"model_cache_bytes\": " << r.cache_bytes << "}";
   return j.str();
 }
 

@@ -102,8 +102,9 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
     long max_steps = PassPlan::kMaxSteps;
     for (int a = 0; a < 3; ++a)
       if (opt.dims[a] > 1) max_steps = std::min(max_steps, opt.n[a] / opt.dims[a]);
+    res.cache_bytes = long(kernels::cache_bytes_per_thread());
     block = choose_time_block(f.n[2], f.n[1], int(sizeof(T)), omp_get_max_threads(),
-                              kernels::cache_bytes_per_thread(), max_steps, opt.time_block, opt.tile);
+                              std::size_t(res.cache_bytes), max_steps, opt.time_block, opt.tile);
     MPI_Allreduce(MPI_IN_PLACE, &block.steps, 1, MPI_LONG, MPI_MIN, cart);
     if (size > 1 && block.steps > 1) f.ghost = block.steps;
   }

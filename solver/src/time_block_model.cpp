@@ -1,14 +1,16 @@
 // Cache model of the wavefront kernel (solver/README.md, "Wavefront kernel"): picks the
 // time block T and the tile rows B for one rank.
 //
-// Rows are nz + 2 cells of 6 components. Step t+1 of a front reuses the planes step t has
-// just updated, so about 3 planes of B + 2 rows must stay in a core's L2: that bounds B.
-// A tile's rows are loaded from memory once per pass and serve T steps of B rows, so the
-// memory traffic per cell update is the fused kernel's times r = (B + T + 1) / (B * T). T
-// grows until r <= 1/3 (the fused kernel is memory bound at about a third of the row
-// kernels' in-cache speed, so less traffic buys nothing) and stays as small as that allows,
-// since every extra step in flight adds a plane to the working set. Both are capped by the
-// flags, by max_steps (the halo depth a subdomain allows) and by two tiles per thread.
+// Rows are nz + 2 cells of 6 components. Between two fronts a thread's tile keeps T + 2
+// planes of B + T + 1 rows in flight (the skewed tile is B rows wide at every step and
+// spans T + 1 more over the pass); that working set must stay in the thread's share of the
+// last-level cache, of which the model budgets half (the rest: other data, associativity,
+// neighbours on a shared cache). Each of those rows is loaded from memory once per pass and
+// serves T steps of B rows, so the memory traffic per cell update is the fused kernel's
+// times r = (B + T + 1) / (B * T). With neighbour ranks, a pass recomputes about T layers of
+// a subdomain n cells deep (max_steps) redundantly: a cost factor 1 + T / n. The model takes
+// the (T, B) with the least r * (1 + T / n), T <= 16 (measured: longer passes gain nothing
+// on the 2-core EPYC of the README's tables), B at least two tiles per thread.
 #include <algorithm>
 
 #include "time_block.hpp"
@@ -18,15 +20,24 @@ namespace yee {
 BlockChoice choose_time_block(long nz, long ny, int word_bytes, int threads, std::size_t cache_bytes,
                               long max_steps, long fixed_steps, long fixed_tile) {
   const double row_bytes = 6.0 * double(nz + 2) * word_bytes;
+  const double budget_rows = 0.5 * double(cache_bytes) / row_bytes;
   const long tile_cap = std::max<long>(1, ny / (2L * std::max(1, threads)));
-  const long l2_rows = long(double(cache_bytes) / (3.0 * row_bytes)) - 2;
-  const long b = fixed_tile > 0 ? fixed_tile : std::max<long>(1, std::min(tile_cap, l2_rows));
   const long t_cap = std::max<long>(1, std::min<long>(max_steps, 16));
-  auto ratio = [b](long t) { return double(b + t + 1) / (double(b) * double(t)); };
-  long t = fixed_steps > 0 ? fixed_steps : std::min<long>(2, t_cap);
-  if (fixed_steps <= 0)
-    while (t < t_cap && ratio(t) > 1.0 / 3.0) ++t;
-  return {t, b, ratio(t)};
+  const bool split = max_steps < PassPlan::kMaxSteps;
+  auto ratio = [](long t, long b) { return double(b + t + 1) / (double(b) * double(t)); };
+  auto rows_for = [&](long t) {  // the widest tile whose pass working set fits the budget
+    if (fixed_tile > 0) return fixed_tile;
+    return std::max<long>(1, std::min<long>(tile_cap, long(budget_rows / double(t + 2)) - t - 1));
+  };
+  if (fixed_steps > 0) return {fixed_steps, rows_for(fixed_steps), ratio(fixed_steps, rows_for(fixed_steps))};
+  BlockChoice best{1, rows_for(1), ratio(1, rows_for(1))};
+  double best_cost = best.traffic_ratio;
+  for (long t = 2; t <= t_cap; ++t) {
+    const long b = rows_for(t);
+    const double cost = ratio(t, b) * (split ? 1.0 + double(t) / double(max_steps) : 1.0);
+    if (cost < best_cost) best = {t, b, ratio(t, b)}, best_cost = cost;
+  }
+  return best;
 }
 
 }  // namespace yee
