@@ -13,7 +13,7 @@ here=$(dirname "$0")
 rm -f "$sif" "$sif.tmp"
 trap 'rm -f "$sif.tmp"' EXIT
 if ! "$app" build "$@" "$sif.tmp" "$def" > "$log" 2>&1; then
-    step=$(python3 "$here/build_step.py" "$log" 2>/dev/null || echo 'an unknown step')
+    step=$(python3 "$here/build_step.py" "$log" "$def" 2>/dev/null || echo 'an unknown step')
     echo "sif-build: $def: apptainer build failed in $step (log: $log)" >&2
     exit 1
 fi
