@@ -118,15 +118,17 @@ binds+=(--bind "$handin:/mnt/yeebench:ro")
 t_handin=$(date +%s)
 
 # --- 3. apptainer build and %test --------------------------------------------------------------------
-log "apptainer build ${build_opts[*]} $sif $def (log: $out/apptainer-build.log)"
-bash containers/sif-build.sh "$app" "$def" "$sif" "$out/apptainer-build.log" "${build_opts[@]}" --notest \
-    --build-arg "base=$rootfs" "${build_args[@]}" "${binds[@]}" || { tail -8 "$out/apptainer-build.log"; exit 1; }
+options=("${build_opts[@]}" --notest --build-arg "base=$rootfs" "${build_args[@]}" "${binds[@]}")
+log "apptainer build ${options[*]} $sif $def (log: $out/apptainer-build.log)"
+bash containers/sif-build.sh "$app" "$def" "$sif" "$out/apptainer-build.log" "${options[@]}" || exit 1   # one line
 t_build=$(date +%s)
 "$app" test "${exec_opts[@]}" "$sif" > "$out/apptainer-test.log" 2>&1 \
     || { tail -5 "$out/apptainer-test.log"; fail "$sif: the image's %test failed (log: $out/apptainer-test.log)"; }
 size=$(stat -c %s "$sif")
 sha=$(sha256sum "$sif" | cut -d' ' -f1)
-lock_sha=$("$app" exec "${exec_opts[@]}" "$sif" cat /opt/spack-environment/spack.lock | sha256sum | cut -d' ' -f1)
+lock=$("$app" exec "${exec_opts[@]}" "$sif" cat /opt/spack-environment/spack.lock) \
+    || fail "$sif: no /opt/spack-environment/spack.lock in the image (step: reading the baked spack.lock)"
+lock_sha=$(printf '%s\n' "$lock" | sha256sum | cut -d' ' -f1)
 t_test=$(date +%s)
 log "built $sif in $((t_build - t_handin)) s: $((size / 1000000)) MB, sha256 $sha, spack.lock sha256 $lock_sha"
 

@@ -5,6 +5,7 @@ on small definition files; they skip, saying why, where neither is available.
 """
 import importlib.util
 import os
+import re
 import subprocess
 import tarfile
 from pathlib import Path
@@ -155,3 +156,48 @@ def test_base_tarball_without_root_names_the_missing_file(tmp_path):
     assert out.returncode == 2 and not out.stdout
     assert out.stderr.strip() == (f'base-tarball: {tmp_path}/cache/debian-bookworm-minbase.tar is missing '
                                   'and debootstrap needs root (run: sudo ' f'{CONTAINERS}/base-tarball.sh)')
+
+
+# -- the generated recipe is what `spack -e . containerize` writes from spack.yaml now ------------------
+def test_the_generated_def_is_what_spack_containerize_writes_now():
+    '''Runs the README's `spack -e . containerize > containers/yeebench-spack.def` (into a pipe) with the
+    Spack the Spack stage uses (yours, else the lab's), in the stage's isolated state.'''
+    script = '''set -eu; REPO=$PWD STATE=${SPACK_STATE:-$PWD/build/spack} VENV=.venv
+        source spack/find-spack.sh > /dev/null; [ -n "$SPACK_HOME" ] || { echo "no Spack ($SPACK_LOOKED_AT)"; exit 3; }
+        source spack/isolate.sh; set +u; source "$SPACK_HOME/share/spack/setup-env.sh"; set -u
+        spack -e . containerize'''
+    out = subprocess.run(['bash', '-c', script], capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+    if out.returncode == 3:
+        pytest.skip(out.stdout.strip())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (CONTAINERS / 'yeebench-spack.def').read_text(), \
+        'containers/yeebench-spack.def is out of date: run `spack -e . containerize > containers/yeebench-spack.def`'
+
+
+# -- containers/README.md: the Spack image's commands are the ones `make test` runs ---------------------
+def readme_block_with(marker):
+    blocks = re.findall(r'^```\n(.*?)^```', (CONTAINERS / 'README.md').read_text(), re.S | re.M)
+    (block,) = [b for b in blocks if marker in b]
+    return [line.split('#')[0].strip() for line in block.splitlines() if line.split('#')[0].strip()]
+
+
+def make_test_targets():
+    '''TEST_TARGETS of the Makefile and its fragments, in the order `make test` runs them.'''
+    out = subprocess.run(['make', '-s', '--no-print-directory', '-pn', 'test'], capture_output=True, text=True,
+                         cwd=REPO_ROOT, timeout=60)
+    m = re.search(r'^TEST_TARGETS :?= (.*)$', out.stdout, re.M)
+    assert m, 'no TEST_TARGETS in make -p output'
+    return m.group(1).split()
+
+
+def test_the_readme_spack_image_commands_are_make_test_stages_in_order():
+    commands = readme_block_with('make test-containers-spack')
+    assert all(c.startswith('make ') for c in commands), commands
+    targets = make_test_targets()
+    shown = [c.split()[1] for c in commands]
+    assert set(shown) <= set(targets), sorted(set(shown) - set(targets))
+    # Each stage uses what the one before it made: the SIF comes from test-spack's installs.
+    assert [targets.index(t) for t in shown] == sorted(targets.index(t) for t in shown)
+    recipe = subprocess.run(['make', '-n', 'test-containers-spack'], capture_output=True, text=True, cwd=REPO_ROOT,
+                            timeout=60, env={**os.environ, 'MAKEFLAGS': ''})
+    assert 'bash containers/spack-sif.sh' in recipe.stdout
