@@ -6,6 +6,8 @@ on small definition files; they skip, saying why, where neither is available.
 import importlib.util
 import os
 import re
+import shutil
+import tempfile
 import subprocess
 import tarfile
 from pathlib import Path
@@ -144,18 +146,25 @@ def test_vcluster_run_refuses_a_file_that_is_not_a_sif_before_starting_a_cluster
     assert not (tmp_path / 'out').exists()
 
 
-def test_base_tarball_without_root_names_the_missing_file(tmp_path):
-    if os.geteuid() == 0:
-        # As root the script would run debootstrap; what a user without root sees is the point here.
-        out = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'bash',
-                              str(CONTAINERS / 'base-tarball.sh')], capture_output=True, text=True, timeout=30,
-                             env={**os.environ, 'YEEBENCH_CACHE': str(tmp_path / 'cache')})
-    else:
-        out = subprocess.run(['bash', str(CONTAINERS / 'base-tarball.sh')], capture_output=True, text=True,
-                             timeout=30, env={**os.environ, 'YEEBENCH_CACHE': str(tmp_path / 'cache')})
-    assert out.returncode == 2 and not out.stdout
-    assert out.stderr.strip() == (f'base-tarball: {tmp_path}/cache/debian-bookworm-minbase.tar is missing '
-                                  'and debootstrap needs root (run: sudo ' f'{CONTAINERS}/base-tarball.sh)')
+def test_base_tarball_without_root_names_the_missing_file():
+    # What a user without root sees (as root the script would run debootstrap): the script is copied to
+    # a folder anyone may read, since the checkout may not be (a CI clone under /root).
+    where = Path(tempfile.mkdtemp(prefix='yeebench-base-tarball-'))
+    try:
+        where.chmod(0o755)
+        script = where / 'base-tarball.sh'
+        shutil.copy(CONTAINERS / 'base-tarball.sh', script)
+        script.chmod(0o755)
+        command = ['bash', str(script)]
+        if os.geteuid() == 0:
+            command = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', *command]
+        out = subprocess.run(command, capture_output=True, text=True, timeout=30, cwd=where,
+                             env={**os.environ, 'YEEBENCH_CACHE': str(where / 'cache')})
+        assert out.returncode == 2 and not out.stdout
+        assert out.stderr.strip() == (f'base-tarball: {where}/cache/debian-bookworm-minbase.tar is missing '
+                                      f'and debootstrap needs root (run: sudo {script})')
+    finally:
+        shutil.rmtree(where)
 
 
 # -- the generated recipe is what `spack -e . containerize` writes from spack.yaml now ------------------
