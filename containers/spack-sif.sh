@@ -37,17 +37,6 @@ mkdir -p "$out"
 rm -f "$out/ci-apptainer-spack.json"    # a failed run records nothing
 t_start=$(date +%s)
 
-# --- 1. base root filesystem -------------------------------------------------------------------------
-pysrc=
-rootfs=$out/base-rootfs
-cleanup() { rm -rf "$rootfs" ${pysrc:+"$pysrc"}; }
-trap cleanup EXIT
-base_tar=$(bash containers/base-tarball.sh "$out/debootstrap.log") || exit 1   # it names the file and the step
-tar -tf "$base_tar" ./etc/debian_version > /dev/null 2>&1 || fail "$base_tar: not a root-filesystem tarball (no ./etc/debian_version); remove it to have it made again"
-rm -rf "$rootfs" && mkdir -p "$rootfs"
-tar -C "$rootfs" -xf "$base_tar"
-t_base=$(date +%s)
-
 # --- apptainer, and how this user may build a .def with %post -------------------------------------------
 rc=0; app=$(bash containers/apptainer.sh) || rc=$?
 [ "$rc" -eq 3 ] && skip "no apptainer on PATH and no lab copy (see above)"
@@ -88,6 +77,17 @@ if [ -n "$YEEBENCH_SPACK_MIRROR" ]; then
     build_args=(--build-arg checksum=false)
 fi
 log "$SPACK_ORIGIN${YEEBENCH_SPACK_MIRROR:+; source mirror $YEEBENCH_SPACK_MIRROR (checksums off)}"
+
+# --- 1. base root filesystem -------------------------------------------------------------------------
+pysrc=
+rootfs=$out/base-rootfs
+cleanup() { rm -rf "$rootfs" ${pysrc:+"$pysrc"}; }
+trap cleanup EXIT
+base_tar=$(bash containers/base-tarball.sh "$out/debootstrap.log") || exit 1   # it names the file and the step
+tar -tf "$base_tar" ./etc/debian_version > /dev/null 2>&1 || fail "$base_tar: not a root-filesystem tarball (no ./etc/debian_version); remove it to have it made again"
+rm -rf "$rootfs" && mkdir -p "$rootfs"
+tar -C "$rootfs" -xf "$base_tar"
+t_base=$(date +%s)
 
 # --- 2. hand-ins: wheels, build cache and spack.lock -------------------------------------------------
 handin=$out/handin

@@ -120,6 +120,8 @@ def test_a_base_tarball_that_is_not_a_root_filesystem_stops_before_any_build(tmp
     (out_dir / 'ci-apptainer-spack.json').write_text('{"from": "an earlier run"}')
     out = subprocess.run(['bash', str(CONTAINERS / 'spack-sif.sh')], capture_output=True, text=True, timeout=120,
                          env={**os.environ, 'YEEBENCH_CACHE': str(cache), 'OUT': str(out_dir), 'PY': str(PY)})
+    if 'SKIPPED' in out.stdout:        # no apptainer or no Spack here: the stage stops before the base
+        pytest.skip(out.stdout.strip().splitlines()[-1])
     assert out.returncode == 1
     errors = [line for line in out.stdout.splitlines() if 'error' in line]
     assert errors == [f'spack-sif: error: {cache}/debian-bookworm-minbase.tar: not a root-filesystem tarball '
