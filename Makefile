@@ -30,6 +30,7 @@ PYTEST_PATHS  :=
 -include reframe/vcluster.mk
 -include reframe/acceptance.mk
 -include spack/spack.mk
+-include containers/spack-sif.mk
 
 .PHONY: help deps deps-system deps-test venv build test test-python run clean
 

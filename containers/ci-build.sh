@@ -37,19 +37,8 @@ mkdir -p "$cache" "$out"
 t_start=$(date +%s)
 
 # --- 2. base image tarball (cached) -------------------------------------------------------------------
-base_tar=$cache/debian-bookworm-minbase.tar
-if [ ! -s "$base_tar" ]; then
-    log "debootstrap --variant=minbase bookworm (about a minute)"
-    rootfs=$(mktemp -d "$cache/rootfs.XXXXXX")
-    debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian > "$out/debootstrap.log" 2>&1 \
-        || { log "error: debootstrap failed, see $out/debootstrap.log"; rm -rf "$rootfs"; exit 1; }
-    # No device nodes in the tarball: Docker provides /dev, and Charliecloud must never import them.
-    tar -C "$rootfs" --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' -cf "$base_tar.tmp" .
-    mv "$base_tar.tmp" "$base_tar"
-    rm -rf "$rootfs"
-else
-    log "base tarball cached: $base_tar"
-fi
+base_tar=$(YEEBENCH_CACHE="$cache" bash containers/base-tarball.sh "$out/debootstrap.log") || exit 1
+log "base tarball: $base_tar"
 t_base=$(date +%s)
 
 # --- 3. private dockerd ------------------------------------------------------------------------------

@@ -86,6 +86,7 @@ def parse_args(argv):
     p.add_argument('--reframe-report', help="ReFrame's JSON report of the native-vs-container run")
     p.add_argument('--charliecloud', choices=('passed', 'skipped'), default='skipped')
     p.add_argument('--sha256', help='sha256 of the image file (SIF images)')
+    p.add_argument('--spack-lock-sha256', help='sha256 of the spack.lock baked into a Spack-built image')
     p.add_argument('--runtime', default='docker', help='the container runtime (docker, apptainer 1.4.5, ...)')
     return p.parse_args(argv)
 
@@ -101,8 +102,12 @@ def main(argv=None):
             timings[step] = int(value)
         doc = {'image': args.image, 'image_size_bytes': args.size, 'seconds': timings,
                'runtime': args.runtime, 'charliecloud': args.charliecloud}
-        if args.sha256:
-            doc['image_sha256'] = args.sha256
+        for key, value in (('image_sha256', args.sha256), ('image_spack_lock_sha256', args.spack_lock_sha256)):
+            if value is None:
+                continue
+            if not re.fullmatch(r'[0-9a-f]{64}', value):
+                raise SummaryError(f'{key} must be 64 hex digits, got {value!r}')
+            doc[key] = value
         if args.smoke_log:
             doc['smoke'] = smoke_result(read(args.smoke_log, 'smoke log'))
         if args.reframe_report:

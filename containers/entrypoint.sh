@@ -37,7 +37,10 @@ smoke() {
     mkdir -p "$rundir"
     # ReFrame's stage, output, perflogs and reports go to a folder this (unprivileged) user can write.
     export YEEBENCH_RFM_DIR="$rundir"
-    exec reframe -C "$share/config/settings.py" -c "$share/checks" -R --system local -t smoke \
+    # In a Spack-built image (SPACK_ENV set) every program comes from the environment's view.
+    environ=
+    [ -n "${SPACK_ENV:-}" ] && environ="-p spack"
+    exec reframe -C "$share/config/settings.py" -c "$share/checks" -R --system local -t smoke $environ \
         --prefix "$rundir" --report-file "$rundir/report.json" -r
 }
 

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # Hybrid MPI with the Apptainer image across two nodes of the virtual Slurm cluster, through ReFrame:
 #   containers/vcluster-apptainer.sh [SIF]        # default build/containers/yeebench.sif (containers/ci-build.sh)
+#   OUT=build/containers/vcluster-apptainer-spack containers/vcluster-apptainer.sh build/containers/spack-sif/yeebench-spack.sif
 # Brings up its own 2-node cluster (own state directory, unshaped links), runs reframe/checks/container.py
 # on both vcluster partitions with one rank per node: `srun --mpi=pmix ... apptainer exec` and
 # `mpirun ... apptainer exec` against the same launcher line on the host binaries, then takes the cluster
-# down again in every case. Figures: build/containers/vcluster-apptainer/ci-vcluster-apptainer.json.
-# Skips (exit 0, reason printed) without the SIF, without apptainer, or where the cluster cannot run.
+# down again in every case. Figures: $OUT/ci-vcluster-apptainer.json (OUT: build/containers/vcluster-apptainer).
+# Skips (exit 0, reason printed) without the SIF, without apptainer, or where the cluster cannot run; a file
+# that is not a SIF fails at once, naming it, before any cluster is started and with nothing recorded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-case "${1:-}" in -h|--help) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 sif=$(realpath -m "${1:-build/containers/yeebench.sif}")
-out=$repo/build/containers/vcluster-apptainer
+out=${OUT:-$repo/build/containers/vcluster-apptainer}
 py=${PY:-$repo/.venv/bin/python}
 yb=$repo/.venv/bin/yeebench
 log() { echo "vcluster-apptainer: $*"; }
 [ -f "$sif" ] || { log "SKIPPED: no image $sif (containers/ci-build.sh builds it)"; exit 0; }
+problem=$(PYTHONPATH=reframe "$py" -c 'import sys; from yeebench import apptainer; print(apptainer.sif_problem(sys.argv[1]) or "")' "$sif")
+[ -z "$problem" ] || { log "error: before starting the cluster: $problem"; exit 1; }
 rc=0; bash containers/apptainer.sh > /dev/null || rc=$?
 [ "$rc" -eq 3 ] && { log "SKIPPED: no apptainer (see above)"; exit 0; }
 [ "$rc" -eq 0 ] || exit 1

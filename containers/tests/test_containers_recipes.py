@@ -90,17 +90,61 @@ def test_spack_def_embeds_the_current_spack_yaml():
                                   '`spack -e . containerize > containers/yeebench-spack.def`')
 
 
-def test_spack_def_has_a_spack_build_stage_and_a_slim_final_stage():
+def test_spack_def_bootstraps_both_stages_from_a_local_root_filesystem_without_a_registry():
     env = yaml.safe_load((REPO_ROOT / 'spack.yaml').read_text())['spack']
-    images = env['container']['images']
     text, _ = spack_def_manifest()
-    stages = re.findall(r'^Bootstrap: docker\nFrom: (\S+)\nStage: (\w+)$', text, re.M)
-    codename = {'ubuntu:22.04': 'ubuntu-jammy', 'ubuntu:24.04': 'ubuntu-noble'}[images['os']]
-    assert stages == [(f'spack/{codename}:{images["spack"]}', 'build'), (images['os'], 'final')]
+    stages = re.findall(r'^Bootstrap: (\S+)\nFrom: (.+)\nStage: (\w+)$', text, re.M)
+    # The base is a build argument ({{ base }}: the debootstrap'd Debian 12 minbase folder), for both stages.
+    assert stages == [('localimage', '{{ base }}', 'build'), ('localimage', '{{ base }}', 'final')]
+    assert not re.search(r'^Bootstrap: (docker|library|oras|shub)\s*$', text, re.M)
     assert '%files from build' in text
     template = (REPO_ROOT / 'containers' / 'spack-templates' / env['container']['template']).read_text()
     for line in ('  spack /opt/yeebench-src/spack', '  solver /opt/yeebench-src/solver',
-                 '  microbench /opt/yeebench-src/microbench'):
+                 '  microbench /opt/yeebench-src/microbench', '  reframe /opt/yeebench-src/reframe'):
         assert line in template and line in text
     for label, value in env['container']['labels'].items():
         assert f'  {label} {value}' in text
+
+
+def spack_apt_packages(stage_text):
+    return [w for m in re.finditer(r'apt-get -yqq install (.+)$', stage_text, re.M)
+            for w in m.group(1).split() if not w.startswith('-')]
+
+
+def spack_def_stage(name):
+    text, _ = spack_def_manifest()
+    parts = re.split(r'^Bootstrap: .*\nFrom: .*\nStage: (\w+)$', text, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))[name]
+
+
+def test_spack_def_installs_the_debian_externals_with_apt_and_pins_open_mpi_4_1():
+    build = spack_apt_packages(spack_def_stage('build'))
+    # The Debian packages behind spack/systems/debian-bookworm's externals (Open MPI 4.1.4 like the host,
+    # so that the host's mpirun can launch ranks in the image).
+    assert {'openmpi-bin', 'libopenmpi-dev', 'libucx0', 'libhdf5-openmpi-dev', 'hwloc', 'numactl',
+            'build-essential', 'gfortran', 'cmake', 'python3-venv'} <= set(build)
+    assert set(build) <= set(makefile_list('DEB_CORE')) | {'file', 'python3'}
+    packages = yaml.safe_load((REPO_ROOT / 'spack' / 'systems' / 'debian-bookworm' / 'packages.yaml').read_text())
+    assert packages['packages']['openmpi']['externals'][0]['spec'].startswith('openmpi@4.1.4')
+    assert packages['packages']['openmpi']['buildable'] is False
+
+
+def test_spack_def_final_stage_is_slim_and_carries_the_lock_the_view_and_the_checks():
+    final = spack_def_stage('final')
+    packages = spack_apt_packages(final)
+    assert packages and not [p for p in packages if p in COMPILER_PACKAGES or p.endswith('-dev')]
+    assert {'openmpi-bin', 'netpipe-openmpi', 'python3'} <= set(packages)
+    for path in ('/opt/spack-environment /opt', '/opt/software /opt', '/opt/views /opt', '/opt/yeebench /opt'):
+        assert f'  {path}\n' in final
+    assert 'OMPI_MCA_btl_vader_single_copy_mechanism=none' in final and 'UCX_TLS=^cma' in final
+    assert 'exec /opt/yeebench/bin/yeebench-entrypoint "$@"' in final
+
+
+def test_spack_def_takes_the_handed_in_lock_build_cache_and_wheels_without_pypi():
+    build = spack_def_stage('build')
+    assert 'cp /mnt/yeebench/spack.lock spack.lock' in build and 'spack -e . develop' in build
+    assert '--type binary buildcache file:///mnt/yeebench/buildcache' in build
+    pips = re.findall(r'pip install [^\n]+', build)
+    assert pips and all('--no-index --find-links /mnt/yeebench/wheels' in p for p in pips)
+    # Each missing hand-in Spack cannot do without is one line naming the file and the step.
+    assert 'yeebench-spack.def, %post of the build stage:' in build

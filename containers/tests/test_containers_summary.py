@@ -83,3 +83,14 @@ def test_cluster_partitions_get_one_entry_each_and_all_must_pass():
                           'NetpipeContainerVsNative@vcluster:srun'}
     assert found['SolverContainerVsNative@vcluster:srun']['ratio_mcells'] == [99.0, '%']
     assert ci_summary.not_passed(found) == ['SolverContainerVsNative@vcluster:mpirun']
+
+
+def test_a_spack_built_image_records_its_baked_lock_and_a_malformed_hash_is_refused(tmp_path, capsys):
+    lock = 'e2' * 32
+    code, doc = run(tmp_path, results={'SolverContainerVsNative': 'pass', 'NetpipeContainerVsNative': 'pass'},
+                    extra=['--sha256', 'ab' * 32, '--spack-lock-sha256', lock])
+    assert code == 0 and doc['image_spack_lock_sha256'] == lock and doc['image_sha256'] == 'ab' * 32
+    (tmp_path / 'ci.json').unlink()
+    code, doc = run(tmp_path, extra=['--spack-lock-sha256', 'e3b0c442 -'])
+    assert code == 2 and doc is None
+    assert "image_spack_lock_sha256 must be 64 hex digits, got 'e3b0c442 -'" in capsys.readouterr().err

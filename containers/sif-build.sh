@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds one SIF from a definition file and, when that fails, says in one line which file and which
+# step (bootstrap, %files, %post of a stage, ...) failed:
+#   containers/sif-build.sh APPTAINER DEF SIF LOG [apptainer build options...]
+# The image is written to SIF.tmp and renamed to SIF only when the build succeeded, so a failed or
+# interrupted build never leaves a SIF behind (nor keeps an older one: SIF is removed first).
+set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,6s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+[ $# -ge 4 ] || { echo "usage: sif-build.sh APPTAINER DEF SIF LOG [apptainer build options...]" >&2; exit 2; }
+app=$1 def=$2 sif=$3 log=$4; shift 4
+[ -f "$def" ] || { echo "sif-build: $def: no such definition file" >&2; exit 2; }
+here=$(dirname "$0")
+rm -f "$sif" "$sif.tmp"
+trap 'rm -f "$sif.tmp"' EXIT
+if ! "$app" build "$@" "$sif.tmp" "$def" > "$log" 2>&1; then
+    step=$(python3 "$here/build_step.py" "$log" "$def" 2>/dev/null || echo 'an unknown step')
+    echo "sif-build: $def: apptainer build failed in $step (log: $log)" >&2
+    exit 1
+fi
+mv -f "$sif.tmp" "$sif"

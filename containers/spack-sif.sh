@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Builds the Spack-built Apptainer image from containers/yeebench-spack.def (generated from spack.yaml)
+# and runs it for real, offline but for the Debian mirror:
+#   containers/spack-sif.sh [--cold]
+#   1. the Debian 12 minbase root filesystem (containers/base-tarball.sh, cached), unpacked for the build;
+#   2. hand-ins: Spack and its package release (spack/find-spack.sh: yours, else the lab's), the lab's
+#      source mirror, wheels of the yeebench package, ReFrame and clingo (pip, on this host), and, unless
+#      --cold, what `make test-spack` built here pushed to a build cache plus its spack.lock;
+#   3. apptainer build (--fakeroot where root lacks capabilities), the image's %test;
+#   4. the ReFrame smoke set inside the SIF on the image's Spack view (`apptainer run SIF smoke`);
+#   5. native vs container through ReFrame's Apptainer platform (hybrid: mpirun ... apptainer exec);
+#   6. build/containers/spack-sif/ci-apptainer-spack.json: size, sha256, baked spack.lock sha256, timings,
+#      smoke result, ratios.
+# --cold: no build cache and no spack.lock (Spack concretises and builds in the image, as a user would).
+# Skips (exit 0, reason printed) without apptainer, without Spack, or where --fakeroot cannot be set up.
+# Environment: OUT (build/containers/spack-sif), PY (.venv/bin/python), YEEBENCH_CACHE, YEEBENCH_LAB,
+# YEEBENCH_PREFIX (the host build the comparison runs natively).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+case "${1:-}" in
+    -h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --cold) cold=1 ;;
+    '') cold=0 ;;
+    *) echo "spack-sif: unknown argument $1 (see --help)" >&2; exit 2 ;;
+esac
+out=${OUT:-$REPO/build/containers/spack-sif}
+py=${PY:-$REPO/.venv/bin/python}
+VENV=${VENV:-.venv}
+def=containers/yeebench-spack.def
+sif=$out/yeebench-spack.sif
+log() { echo "spack-sif: $*"; }
+fail() { log "error: $*"; exit 1; }
+skip() { log "SKIPPED: $*"; exit 0; }
+[ -x "$py" ] || fail "$py is missing (run make venv)"
+mkdir -p "$out"
+rm -f "$out/ci-apptainer-spack.json"    # a failed run records nothing
+t_start=$(date +%s)
+
+# --- apptainer, and how this user may build a .def with %post -------------------------------------------
+rc=0; app=$(bash containers/apptainer.sh) || rc=$?
+[ "$rc" -eq 3 ] && skip "no apptainer on PATH and no lab copy (see above)"
+[ "$rc" -eq 0 ] || exit 1
+read -r -a exec_opts <<< "$("$py" -c 'import sys; sys.path.insert(0, "reframe")
+from yeebench import apptainer; print(" ".join(apptainer.exec_options()))')"
+build_opts=()
+if [ "$(id -u)" -ne 0 ] || [ ${#exec_opts[@]} -gt 0 ]; then
+    # Not root, or root without every capability: %post runs in a user namespace that maps root.
+    build_opts=(--fakeroot)
+    user=$(id -un)
+    if ! grep -q "^$user:" /etc/subuid 2>/dev/null || ! grep -q "^$user:" /etc/subgid 2>/dev/null; then
+        if [ "${CI:-}" = true ] && [ "$(id -u)" -eq 0 ]; then
+            log "CI: mapping $user's subordinate ids for apptainer build --fakeroot (/etc/subuid, /etc/subgid)"
+            grep -q "^$user:" /etc/subuid 2>/dev/null || echo "$user:100000:65536" >> /etc/subuid
+            grep -q "^$user:" /etc/subgid 2>/dev/null || echo "$user:100000:65536" >> /etc/subgid
+        else
+            skip "apptainer build --fakeroot needs subordinate ids for $user: echo $user:100000:65536 | sudo tee -a /etc/subuid /etc/subgid"
+        fi
+    fi
+fi
+log "$("$app" --version) ($app), build options: ${build_opts[*]:-none}, exec options: ${exec_opts[*]:-none}"
+
+# --- Spack and its package release (the user's own first, else the lab's; spack/find-spack.sh) ----------
+STATE=${SPACK_STATE:-$REPO/build/spack}
+source spack/find-spack.sh
+[ -n "$SPACK_HOME" ] || skip "no Spack (looked at $SPACK_LOOKED_AT)"
+binds=(--bind "$SPACK_HOME:/mnt/spack:ro")
+if [ -n "${YEEBENCH_SPACK_PACKAGES:-}" ]; then
+    packages_root=${YEEBENCH_SPACK_PACKAGES%/repos/spack_repo/builtin}
+    [ -d "$packages_root/repos/spack_repo/builtin" ] || fail "$YEEBENCH_SPACK_PACKAGES is not a spack-packages checkout's repos/spack_repo/builtin"
+    binds+=(--bind "$packages_root:/mnt/spack-packages:ro")
+fi
+build_args=(--build-arg checksum=true)
+if [ -n "$YEEBENCH_SPACK_MIRROR" ]; then
+    binds+=(--bind "$YEEBENCH_SPACK_MIRROR:/mnt/mirror:ro")
+    # The lab re-packed the OSU release tarballs: they cannot match the recipe's sha256 (test machines only).
+    build_args=(--build-arg checksum=false)
+fi
+log "$SPACK_ORIGIN${YEEBENCH_SPACK_MIRROR:+; source mirror $YEEBENCH_SPACK_MIRROR (checksums off)}"
+
+# --- 1. base root filesystem -------------------------------------------------------------------------
+pysrc=
+rootfs=$out/base-rootfs
+cleanup() { rm -rf "$rootfs" ${pysrc:+"$pysrc"}; }
+trap cleanup EXIT
+base_tar=$(bash containers/base-tarball.sh "$out/debootstrap.log") || exit 1   # it names the file and the step
+tar -tf "$base_tar" ./etc/debian_version > /dev/null 2>&1 || fail "$base_tar: not a root-filesystem tarball (no ./etc/debian_version); remove it to have it made again"
+rm -rf "$rootfs" && mkdir -p "$rootfs"
+tar -C "$rootfs" -xf "$base_tar"
+t_base=$(date +%s)
+
+# --- 2. hand-ins: wheels, build cache and spack.lock -------------------------------------------------
+handin=$out/handin
+mkdir -p "$handin"
+rm -rf "$handin/wheels" "$handin/spack.lock"
+pysrc=$(mktemp -d)
+cp -r reframe/pyproject.toml reframe/yeebench "$pysrc"/
+clingo=$("$py" -c 'import tomllib; deps = tomllib.load(open("reframe/pyproject.toml", "rb"))["project"]["optional-dependencies"]["test"]
+print(next(d for d in deps if d.startswith("clingo")))')
+log "wheels: yeebench, its pinned dependencies and $clingo (pip, log: $out/pip-wheel.log)"
+"$py" -m pip wheel --quiet --disable-pip-version-check -w "$handin/wheels" "$pysrc" "$clingo" > "$out/pip-wheel.log" 2>&1 \
+    || { tail -5 "$out/pip-wheel.log"; fail "pip wheel failed, see $out/pip-wheel.log"; }
+if [ "$cold" = 1 ]; then
+    rm -rf "$handin/buildcache"
+    log "cold build: no build cache, no spack.lock (Spack concretises and builds inside the image build)"
+else
+    ready=$STATE/ready
+    [ -f spack.lock ] && [ "$(cat "$ready" 2>/dev/null)" = "$(sha256sum spack.lock | cut -d' ' -f1)" ] \
+        || fail "no tested Spack environment here (spack.lock and $ready disagree): run make test-spack first, or pass --cold"
+    source spack/isolate.sh
+    set +u; source "$SPACK_HOME/share/spack/setup-env.sh"; set -u
+    log "spack buildcache push of what make test-spack installed (log: $out/buildcache.log)"
+    spack -e . buildcache push --unsigned --update-index --with-build-dependencies "$handin/buildcache" \
+        > "$out/buildcache.log" 2>&1 || { tail -5 "$out/buildcache.log"; fail "spack buildcache push failed, see $out/buildcache.log"; }
+    cp spack.lock "$handin/spack.lock"
+fi
+binds+=(--bind "$handin:/mnt/yeebench:ro")
+t_handin=$(date +%s)
+
+# --- 3. apptainer build and %test --------------------------------------------------------------------
+options=("${build_opts[@]}" --notest --build-arg "base=$rootfs" "${build_args[@]}" "${binds[@]}")
+log "apptainer build ${options[*]} $sif $def (log: $out/apptainer-build.log)"
+bash containers/sif-build.sh "$app" "$def" "$sif" "$out/apptainer-build.log" "${options[@]}" || exit 1   # one line
+t_build=$(date +%s)
+"$app" test "${exec_opts[@]}" "$sif" > "$out/apptainer-test.log" 2>&1 \
+    || { tail -5 "$out/apptainer-test.log"; fail "$sif: the image's %test failed (log: $out/apptainer-test.log)"; }
+size=$(stat -c %s "$sif")
+sha=$(sha256sum "$sif" | cut -d' ' -f1)
+lock_sha=$("$app" exec "${exec_opts[@]}" "$sif" sha256sum /opt/spack-environment/spack.lock | cut -d' ' -f1) \
+    || fail "$sif: no /opt/spack-environment/spack.lock in the image (step: reading the baked spack.lock)"
+t_test=$(date +%s)
+log "built $sif in $((t_build - t_handin)) s: $((size / 1000000)) MB, sha256 $sha, spack.lock sha256 $lock_sha"
+
+# --- 4. the smoke set inside the SIF, on the image's Spack view -------------------------------------------
+rundir=$out/smoke
+rm -rf "$rundir" && mkdir -p "$rundir"
+log "smoke set inside the SIF: apptainer run ${exec_opts[*]} $sif smoke (log: $out/smoke.log)"
+timeout 600 "$app" run "${exec_opts[@]}" --cleanenv --env "YEEBENCH_RUN_DIR=$rundir" "$sif" smoke > "$out/smoke.log" 2>&1 \
+    || { grep -E 'FAIL|PASSED|FAILED|rror' "$out/smoke.log" | tail -15; fail "smoke set inside $sif failed (log: $out/smoke.log)"; }
+sed 's/\x1b\[[0-9;]*m//g' "$out/smoke.log" | grep -E '^\[ +(PASSED|FAILED) +\]' || fail "no ReFrame summary in $out/smoke.log"
+t_smoke=$(date +%s)
+
+# --- 5. native vs container, hybrid MPI, through ReFrame's Apptainer platform ------------------------------
+log "ReFrame: native vs container on Apptainer (hybrid: mpirun ... apptainer exec) (log: $out/reframe.log)"
+rc=0
+YEEBENCH_PREFIX=${YEEBENCH_PREFIX:-$REPO/build/install} "$REPO/$VENV/bin/reframe" -C reframe/config/settings.py \
+    -c reframe/checks/container.py --prefix "$out/reframe" --report-file "$out/reframe-report.json" \
+    --exec-policy=serial -S platform=Apptainer -S "image=$sif" -r > "$out/reframe.log" 2>&1 || rc=$?
+sed 's/\x1b\[[0-9;]*m//g' "$out/reframe.log" | grep -E '^\[ +(OK|FAIL) +\]|^\[  PASSED  \]|^\[  FAILED  \]' || true
+[ "$rc" -eq 0 ] || { tail -30 "$out/reframe.log"; fail "native vs container on $sif failed (rc $rc)"; }
+t_compare=$(date +%s)
+
+"$py" containers/ci_summary.py --out "$out/ci-apptainer-spack.json" --image "$sif" --size "$size" --sha256 "$sha" \
+    --spack-lock-sha256 "$lock_sha" --runtime "$("$app" --version) ($([ "$cold" = 1 ] && echo cold || echo build cache))" \
+    --timing base=$((t_base - t_start)) --timing handin=$((t_handin - t_base)) --timing build=$((t_build - t_handin)) \
+    --timing test=$((t_test - t_build)) --timing smoke=$((t_smoke - t_test)) \
+    --timing native_vs_container=$((t_compare - t_smoke)) --timing total=$((t_compare - t_start)) \
+    --smoke-log "$out/smoke.log" --reframe-report "$out/reframe-report.json" || fail "see the summary above"
+log "ok in $((t_compare - t_start)) s ($(uptime | sed 's/.*load/load/'))"
