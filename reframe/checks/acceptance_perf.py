@@ -14,6 +14,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 from reframe.core.backends import getlauncher
 
+from yeebench import launch
 from yeebench.acceptance import numa_costs, outliers, scaling, storage
 from yeebench.acceptance.rfm import SOURCES, AcceptanceMixin, last_line, python_command, span_all_nodes
 from yeebench.base import YeebenchCheck
@@ -21,7 +22,6 @@ from yeebench.fixtures import locate
 from yeebench.parsers import ParseError
 from yeebench.parsers.numactl import parse_hardware
 from yeebench.parsers.jsonreport import numa_bw_triad, parse_probe, parse_yee, yee_problems
-from yeebench.placement import packed_openmpi_options
 
 
 @rfm.simple_test
@@ -96,11 +96,7 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
         self._sizing = f"{scaling.LLC_FACTOR} x last-level cache ({how}, {llc / 2**20:.0f} MiB)"
 
     def _prefix(self, ranks, threads, cores):
-        if self.launcher_name in ("mpirun", "mpiexec"):
-            return self.launch_prefix(ranks, packed_openmpi_options(ranks, threads, cores))
-        if self.launcher_name == "srun":
-            return self.launch_prefix(ranks, ["-N", "1", f"--cpus-per-task={threads}", "--cpu-bind=cores"])
-        return ""
+        return launch.packed_node_prefix(self, ranks, threads, cores)
 
     def _fom(self, mode, n):
         """Best FOM of the repeats at one point."""
@@ -255,8 +251,8 @@ class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
         one_node = self.current_partition.scheduler.registered_name == "local"
         span_all_nodes(self, 2 if one_node else 1)  # one node: measure the intra-node pair instead
         self.executable_opts = shlex.split(self.pairmatrix_opts)
-        if self.launcher_name in ("mpirun", "mpiexec"):  # a one-core node still runs its pair
-            self.job.launcher.options += self.mpirun_extra_options(self.num_tasks_per_node)
+        # a one-core node still runs its pair
+        launch.allow_oversubscription(self, self.num_tasks_per_node, self.node_topology.num_cores)
 
     @run_before("run")
     def compile_in_job(self):

@@ -17,7 +17,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import collective_bounds, mpi, osu
+from yeebench import collective_bounds, launch, mpi, osu
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import osu as osu_parser
 
@@ -99,12 +99,12 @@ class OsuCollective(YeebenchCheck):
             return
         # two ranks on one node whenever a node holds two of the collective's ranks
         inter = self.num_tasks_per_node == 1 and self.partition_nodes > 1
-        launch = self.launch_prefix(2, mpi.pair_options(self.launcher_name, inter))
+        prefix = self.launch_prefix(2, launch.pair_options(launch.partition_launcher(self), inter))
         opts = osu.options(self.max_size, self.pingpong_iterations, self.pingpong_warmup)
         if self.buffers == 'device':
             opts = osu.device_buffer_options(opts, pt2pt=True)
         for i in range(1, self.pingpong_repeats + 1):
-            self.prerun_cmds.append(f'{launch} {self.pingpong} {" ".join(opts)} > {pingpong_file(i)}')
+            self.prerun_cmds.append(f'{prefix} {self.pingpong} {" ".join(opts)} > {pingpong_file(i)}')
 
     def table(self, name=None):
         with open(os.path.join(self.stagedir, name or str(self.stdout))) as fh:

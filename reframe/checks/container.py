@@ -36,7 +36,7 @@ from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import ReframeError
 
-from yeebench import apptainer, tools
+from yeebench import apptainer, launch, tools
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe
@@ -174,7 +174,7 @@ class ContainerOrNativeRun(YeebenchCheck):
         self.hybrid = False
         # The same mpirun line natively and inside a Docker container (the image's own Open MPI).
         self.job.launcher = getlauncher('local')()
-        mpirun = f'mpirun -np {self.ranks} --oversubscribe --bind-to core'
+        mpirun = launch.container_mpirun(self.ranks)
         loop = f'for i in $(seq {self.repeats}); do {mpirun} {bench} || exit 1; done'
         if self.where == 'native':
             self.executable = 'bash'

@@ -22,12 +22,16 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
+from yeebench import launch
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import locate
 from yeebench.parsers import jsonreport
 from yeebench.solver import SolverMixin, keep_output_files
 
 BASELINE_REPORT = 'yee-baseline.json'
+
+#: The solver's settings in a `-t smoke` run (a full run keeps the class defaults).
+SMOKE_SOLVER = {'grid': 48, 'steps': 30}
 
 
 class FdtdBase(SolverMixin, YeebenchCheck):
@@ -96,8 +100,8 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     def baseline_run(self):
         if self.cores > 1:
             opts = ' '.join(self.solver_options(grid=self.baseline_grid or self.grid, report=BASELINE_REPORT))
-            launch = self.launch_prefix(1, ['--bind-to', 'core'] if self.launcher_name == 'mpirun' else [])
-            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {launch} {self.executable} {opts}')
+            prefix = launch.single_core_prefix(self, self.node_topology.num_cores)
+            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {prefix} {self.executable} {opts}')
 
     @sanity_function
     def assert_valid(self):
@@ -132,11 +136,10 @@ class _ScalingBase(FdtdBase):
     cores_used = parameter(CORES)
     threads_per_rank = parameter(THREADS)
 
-    @run_after('init')
-    def smoke_subset(self):
-        if self.threads_per_rank == 1 and self.cores_used <= 2 and self.kernel == 'fused':
-            self.tags |= {'smoke'}
-            self.grid, self.steps = 48, 30
+    smoke_overrides = SMOKE_SOLVER
+
+    def is_smoke_case(self):
+        return self.threads_per_rank == 1 and self.cores_used <= 2 and self.kernel == 'fused'
 
     def layout(self):
         if self.backend == 'cuda':
@@ -177,9 +180,11 @@ class FdtdJobBalance(FdtdBase):
 
     load = parameter([0.25, 0.5, 1.0, 1.5, 2.0])
 
-    @run_after('init')
-    def smoke_subset(self):
-        self.tags |= {'node'}
+    tags = {'app', 'full', 'node'}
+    smoke_overrides = SMOKE_SOLVER
+
+    def is_smoke_case(self):
+        return self.load == 1.0 and self.kernel == 'fused' and self.backend == 'cpu'
 
     def layout(self):
         cores = self.node_topology.num_cores

@@ -18,7 +18,8 @@ import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 
-from yeebench.base import MPIRUN_LAUNCHERS, YeebenchCheck
+from yeebench import launch
+from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport, numactl
 from yeebench.solver import SolverMixin, keep_output_files
@@ -72,10 +73,8 @@ class NumaBase(YeebenchCheck):
 
     hardware_file = 'numactl-hardware.txt'
 
-    @run_after('init')
-    def smoke_subset(self):
-        if (type(self).__name__, self.policy) in SMOKE:
-            self.tags |= {'smoke'}
+    def is_smoke_case(self):
+        return (type(self).__name__, self.policy) in SMOKE
 
     @run_after('setup')
     def check_policy(self):
@@ -130,6 +129,8 @@ class NumaBandwidth(NumaBase):
     #: The probe's JSON report (kept in the output directory for the results tooling).
     report_file = 'numa-bw.json'
 
+    smoke_overrides = {'array_size': '16Mi', 'repeats': 4}
+
     @run_after('init')
     def keep_probe_report(self):
         keep_output_files(self, self.report_file)
@@ -137,8 +138,6 @@ class NumaBandwidth(NumaBase):
     @run_after('setup')
     def set_command(self):
         self.job.launcher = getlauncher('local')()   # an OpenMP program, no MPI launcher
-        if 'smoke' in self.tags:
-            self.array_size, self.repeats = '16Mi', 4
         threads = len(self.node0_cores) if self.policy != 'none' else self.node_topology.num_cores
         self.num_tasks = 1
         self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
@@ -173,10 +172,7 @@ class NumaBandwidth(NumaBase):
 class NumaSolver(SolverMixin, NumaBase):
     '''The solver (1 rank, threads on NUMA node 0's cores) under one policy.'''
 
-    @run_after('init')
-    def smoke_size(self):
-        if 'smoke' in self.tags:
-            self.grid, self.steps = 48, 30
+    smoke_overrides = {'grid': 48, 'steps': 30}
 
     @run_before('run')
     def wrap_in_numactl(self):
@@ -185,11 +181,7 @@ class NumaSolver(SolverMixin, NumaBase):
         self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
         self.env_vars.update({'OMP_NUM_THREADS': str(threads), 'OMP_PLACES': 'cores', 'OMP_PROC_BIND': 'close'})
         # the launcher must not bind: numactl sets the CPUs
-        if self.launcher_name in MPIRUN_LAUNCHERS:
-            self.job.launcher.options = ['--bind-to', 'none', '-x', 'OMP_NUM_THREADS', '-x', 'OMP_PLACES',
-                                         '-x', 'OMP_PROC_BIND']
-        elif self.launcher_name == 'srun':
-            self.job.launcher.options = ['--cpu-bind=none']
+        launch.apply_unbound(self, ['OMP_NUM_THREADS', 'OMP_PLACES', 'OMP_PROC_BIND'])
         cmd = self.numactl_prefix() + [self.yee.paths['yee']] + self.solver_options()
         self.executable, self.executable_opts = cmd[0], cmd[1:]
 

@@ -17,7 +17,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
-from yeebench import mpi, osu, pt2pt_foms, tools
+from yeebench import launch, mpi, osu, pt2pt_foms, tools
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import netpipe, osu as osu_parser
 
@@ -51,7 +51,7 @@ class Pt2PtBase(YeebenchCheck):
         self.num_tasks = 2
         self.num_tasks_per_node = 1 if self.locality == 'inter' else 2
         self.env_vars.update(mpi.TRANSPORTS[self.transport])
-        self.job.launcher.options = mpi.pair_options(self.launcher_name, self.locality == 'inter')
+        launch.apply_pair(self, self.locality == 'inter')
 
     def add_curve_foms(self, sizes, latency_us=None, bandwidth=None, peak_name='peak_bw'):
         '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).'''

@@ -21,6 +21,8 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, variable
 from reframe.core.logging import getlogger
 
+from yeebench import launch
+
 SOURCES = os.path.join(os.path.dirname(__file__), "src")
 CUDA_SOURCES = os.path.join(os.path.dirname(__file__), "cuda")
 TOPOLOGY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "config", "topology")
@@ -46,8 +48,7 @@ class AcceptanceMixin(rfm.RegressionTestPlugin):
     @run_after("setup")
     def _fail_fast(self):
         # one rank dying must end the job (Slurm keeps the others waiting in MPI otherwise)
-        if self.current_partition.launcher_type.registered_name == "srun":
-            self.job.launcher.options = list(self.job.launcher.options) + ["--kill-on-bad-exit=1"]
+        launch.add_options(self, launch.fail_fast_options(self))
 
     def acceptance_skip_if(self, cond, reason):
         """Skip (verdict NOT MEASURED) with a reason that also reaches the report."""
