@@ -36,7 +36,7 @@ from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import ReframeError
 
-from yeebench import apptainer, launch, tools
+from yeebench import apptainer, capabilities, launch
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe
@@ -251,9 +251,8 @@ class NetpipeRun(ContainerOrNativeRun):
     netpipe_repeats = variable(int, value=50)
 
     def program(self):
-        host = tools.find_netpipe()
-        self.skip_if(self.where == 'native' and host is None,
-                     'NetPIPE not found on the host (apt-get install netpipe-openmpi)')
+        host, why = capabilities.netpipe(self.current_partition)
+        self.skip_if(self.where == 'native' and host is None, why)
         # -o in /tmp: the image's user cannot write to the mounted stage directory.
         return (host or 'NPopenmpi', 'NPopenmpi', ['-u', str(self.max_size), '-n', str(self.netpipe_repeats),
                                                     '-p', '0', '-o', '/tmp/np.out'])

@@ -11,8 +11,8 @@ checksum are finite and its run is valid (for the baseline run too).
 `kernel`: 'fused' (bandwidth-bound) or 'wavefront' (cache-blocked, several steps per pass);
 their Mcells/s ratio per system is how much a node gains from its caches.
 
-`backend`: 'cpu' runs `yee`; 'cuda' runs `yee-cuda` (the solver's CUDA build, from
-$YEEBENCH_PREFIX/bin or PATH) with one rank per GPU, only on partitions with the `gpu`
+`backend`: 'cpu' runs `yee`; 'cuda' runs `yee-cuda` (the solver's CUDA build, which the
+SolverBinary fixture finds or builds on the partition's nodes) with one rank per GPU, only on partitions with the `gpu`
 feature (extras.num_gpus GPUs per node); there `cores_used` counts GPUs and the
 efficiency baseline is a 1-GPU run.
 """
@@ -24,8 +24,7 @@ from reframe.core.builtins import parameter, run_after, run_before, sanity_funct
 
 from yeebench import launch
 from yeebench.base import YeebenchCheck
-from yeebench.fixtures import locate
-from yeebench.parsers import jsonreport
+from yeebench.fixtures import solver_backends
 from yeebench.solver import SolverMixin, keep_output_files
 
 BASELINE_REPORT = 'yee-baseline.json'
@@ -40,7 +39,7 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     tags = {'app', 'full'}
 
     #: Kernel backend: 'cpu' (yee) or 'cuda' (yee-cuda, one GPU per rank; partitions with the gpu feature).
-    backend = parameter(['cpu', 'cuda'])
+    backend = parameter(solver_backends())
 
     #: Update kernel: 'fused' (one pass over the fields per step: the memory-bandwidth-bound figure) or
     #: 'wavefront' (several steps per pass over cache-sized tiles: the cache-blocked figure; cpu backend only).
@@ -85,9 +84,8 @@ class FdtdBase(SolverMixin, YeebenchCheck):
         if self.backend == 'cuda':
             self.skip_if(per_node > self.gpus_per_node,
                          f'{per_node} ranks per node but {self.gpus_per_node} GPU(s) per node')
-            path = locate('yee-cuda')
-            self.skip_if(path is None, 'yee-cuda not in $YEEBENCH_PREFIX/bin or on PATH '
-                                       '(make build-solver-cuda builds it into build/solver-cuda)')
+            path, why = self.yee.backend_program(self.backend)
+            self.skip_if(path is None, why)
             self.executable = path
         self.ranks, self.threads, self.cores = ranks, threads, ranks * threads
         self.apply_packed(ranks, threads, per_node)
@@ -189,8 +187,8 @@ class FdtdJobBalance(FdtdBase):
     def layout(self):
         cores = self.node_topology.num_cores
         ranks = max(1, round(self.load * cores))
-        lower = [l for l in (0.25, 0.5, 1.0, 1.5, 2.0) if l < self.load]
-        self.skip_if(any(max(1, round(l * cores)) == ranks for l in lower),
+        lower = [load for load in (0.25, 0.5, 1.0, 1.5, 2.0) if load < self.load]
+        self.skip_if(any(max(1, round(load * cores)) == ranks for load in lower),
                      f'{ranks} ranks on {cores} cores: same as a lower load')
         return ranks, 1, ranks
 

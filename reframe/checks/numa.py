@@ -11,52 +11,20 @@ CAP_SYS_NICE: `set_mempolicy: Operation not permitted`), the cases are still lis
 that reason; a policy refused on a remote node fails naming numactl's error, not a missing report.
 """
 import os
-import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import launch
+from yeebench import launch, numa_policy
+from yeebench.numa_policy import POLICIES, numactl_failure  # noqa: F401 (the checks' API)
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport, numactl
 from yeebench.solver import SolverMixin, keep_output_files
 
-# numactl arguments per policy; node 0 holds the CPUs.  (expected page nodes, for numa-bw)
-POLICIES = {
-    'none': ([], None),
-    'localalloc': (['--cpunodebind=0', '--localalloc'], '0'),
-    'interleave': (['--cpunodebind=0', '--interleave=all'], None),
-    'remote': (['--cpunodebind=0', '--membind=1'], '1'),
-}
-DOCKER_HINT = ' (in Docker: docker run --cap-add SYS_NICE)'
-
-# What numactl writes when the kernel refuses a policy or binding (e.g. "set_mempolicy: Operation not
-# permitted", "sched_setaffinity: Invalid argument").
-_NUMACTL_ERRORS = ('set_mempolicy', 'mbind', 'sched_setaffinity', 'numa_sched_setaffinity', 'libnuma:')
-
-
-def numactl_failure(stderr):
-    '''The first line of `stderr` in which numactl reports a refused policy call, or None.'''
-    for line in stderr.splitlines():
-        if line.strip().startswith(_NUMACTL_ERRORS):
-            return line.strip()
-    return None
-
-
-def policy_refused(args):
-    '''Why `numactl ARGS true` fails on this host, or None when the policy can be applied (or is empty).'''
-    if not args:
-        return None
-    try:
-        proc = subprocess.run(['numactl', *args, 'true'], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return f'numactl {" ".join(args)} true: {err}'
-    if proc.returncode == 0:
-        return None
-    return numactl_failure(proc.stderr) or (proc.stderr.strip().splitlines() or [f'exit {proc.returncode}'])[0]
+DOCKER_HINT = numa_policy.DOCKER_HINT
 
 
 SMOKE = {('NumaBandwidth', 'none'), ('NumaBandwidth', 'localalloc'), ('NumaSolver', 'localalloc')}
@@ -86,10 +54,10 @@ class NumaBase(YeebenchCheck):
                      f'remote memory needs >= 2 NUMA nodes, this node has {topology.num_numa_nodes}')
         self.node0_cores = [c for c in topology.cores if set(c) <= set(topology.numa_nodes[0])]
         self.prerun_cmds.append(f'numactl --hardware > {self.hardware_file}')
-        if self.current_partition.scheduler.registered_name == 'local':
-            refused = policy_refused(POLICIES[self.policy][0])
-            self.skip_if(refused, f'the memory policy cannot be set here: {refused}'
-                                  f'{DOCKER_HINT if os.path.exists("/.dockerenv") else ""}')
+        # which policies the nodes' kernel refuses: declared by the system file (`local` probes it
+        # when the configuration loads, there the launch host is the node)
+        refused = self.current_partition.extras.get('numa_policy_refused', {}).get(self.policy)
+        self.skip_if(refused, f'the memory policy cannot be set here: {refused}')
 
     def numactl_prefix(self):
         return ['numactl'] + POLICIES[self.policy][0] if self.policy != 'none' else []

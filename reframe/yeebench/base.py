@@ -22,7 +22,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
-from yeebench import launch, references, selection, topology as topo
+from yeebench import capabilities, launch, references, selection, topology as topo
 
 DIRECTIONS = ('higher', 'lower')
 
@@ -82,15 +82,22 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
                 setattr(self, name, value)
             self.observations['smoke_overrides'] = dict(self.smoke_overrides)
 
-    # -- skipping with the reason recorded -------------------------------------
+    # -- skipping with the reason recorded (the suite's one skip path) -----------------
     def skip(self, msg=None):
-        '''Skip this case; the reason also goes to `observations` (ReFrame's report drops it).'''
+        '''Skip this case; the reason also goes to `observations` (ReFrame's report drops it).
+
+        Plugins mixed in before this class (e.g. AcceptanceMixin) extend it and call super().'''
         self.observations['skip_reason'] = msg
         super().skip(msg)
 
     def skip_if(self, cond, msg=None):
         if cond:
             self.skip(msg)
+
+    def require_feature(self, feature):
+        '''Skip, naming the partition and the feature, where the partition lacks `feature`.'''
+        why = capabilities.missing_reason(self.current_partition, feature)
+        self.skip_if(why, why)
 
     # -- partition facts --------------------------------------------------
     @property

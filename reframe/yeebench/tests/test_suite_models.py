@@ -1,6 +1,5 @@
 """Hockney fit, n_1/2, interpolation; references; NetPIPE lookup; MPI selections (OSU: test_osu_*.py)."""
 import json
-import os
 import stat
 from pathlib import Path
 

@@ -8,7 +8,7 @@ would be at the mercy of one descheduled rank on a busy machine. The peak over a
 (`bw_peak`) is reported too: on a shaped link it is inflated by the bucket and is not a rate.
 
     yeebench vcluster exec -- reframe -C reframe/config/settings.py \
-        -c reframe/yeebench/vcluster/checks/vcluster_pt2pt.py --system vcluster -r
+        -c reframe/checks/vcluster_pt2pt.py --system vcluster -r
 """
 import os
 
