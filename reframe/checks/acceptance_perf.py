@@ -13,7 +13,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 from reframe.core.backends import getlauncher
 
-from yeebench import launch
+from yeebench import capabilities, launch
 from yeebench.acceptance import numa_costs, outliers, scaling, storage
 from yeebench.acceptance.rfm import AcceptanceMixin, last_line, python_command, span_all_nodes
 from yeebench.base import YeebenchCheck
@@ -88,9 +88,7 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         self._bytes, self._sizing = self.triad_bytes, "set by triad_bytes"
         if self._bytes:
             return
-        llc, how = scaling.llc_from_reframe(getattr(self.current_partition.processor, "info", None))
-        if llc is None and self.current_partition.scheduler.registered_name == "local":
-            llc, how = scaling.llc_from_sysfs()
+        llc, how = capabilities.llc_bytes(self.current_partition)
         self.skip_if(llc is None, f"cannot size the arrays: last-level cache unknown ({how}); "
                                              "set -S AcceptanceScaling.triad_bytes=BYTES (>= 4x the LLC)")
         self._bytes = scaling.triad_array_bytes(llc)

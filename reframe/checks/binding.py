@@ -13,7 +13,7 @@ from reframe.core.builtins import parameter, run_after, run_before, sanity_funct
 from yeebench import launch
 from yeebench.base import YeebenchCheck
 from yeebench.placement import Placement, PlacementError
-from yeebench.solver import AffinityProbeMixin, SolverMixin
+from yeebench.solver import SMOKE_SOLVER, AffinityProbeMixin, SolverMixin
 from yeebench.topology import format_cpulist
 
 # (placement, threads per rank, binding): 'core' pins a rank to exactly its threads'
@@ -93,7 +93,7 @@ class SolverPlacement(SolverMixin, BindingBase):
     '''The solver under each placement: Mcells/s, with the placement verified in the same job.'''
 
     app = 'yee'
-    smoke_overrides = {'grid': 48, 'steps': 30}
+    smoke_overrides = SMOKE_SOLVER
 
     @run_before('run')
     def probe_first(self):

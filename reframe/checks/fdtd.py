@@ -25,12 +25,9 @@ from reframe.core.builtins import parameter, run_after, run_before, sanity_funct
 from yeebench import launch
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import solver_backends
-from yeebench.solver import SolverMixin, keep_output_files
+from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
 
 BASELINE_REPORT = 'yee-baseline.json'
-
-#: The solver's settings in a `-t smoke` run (a full run keeps the class defaults).
-SMOKE_SOLVER = {'grid': 48, 'steps': 30}
 
 
 class FdtdBase(SolverMixin, YeebenchCheck):

@@ -17,14 +17,18 @@ import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import launch, numa_policy
+from yeebench import capabilities, launch, numa_policy
+from yeebench.acceptance import scaling
 from yeebench.numa_policy import POLICIES, numactl_failure  # noqa: F401 (the checks' API)
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport, numactl
-from yeebench.solver import SolverMixin, keep_output_files
+from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
 
 DOCKER_HINT = numa_policy.DOCKER_HINT
+
+#: array_size meaning "LLC_FACTOR x the partition's last-level cache" (resolved at setup).
+LLC_SIZED = 'llc'
 
 
 SMOKE = {('NumaBandwidth', 'none'), ('NumaBandwidth', 'localalloc'), ('NumaSolver', 'localalloc')}
@@ -88,7 +92,8 @@ class NumaBandwidth(NumaBase):
 
     probes = fixture(ProbeBinaries, scope='environment')
 
-    #: Bytes per array (>= 4x the last-level cache for a memory figure).
+    #: Bytes per array (>= 4x the last-level cache for a memory figure), or LLC_SIZED: LLC_FACTOR x the
+    #: partition's last-level cache (processor entry caches, else extras.llc_bytes).
     array_size = variable(str, value='256Mi')
 
     #: Timed repetitions.
@@ -97,7 +102,8 @@ class NumaBandwidth(NumaBase):
     #: The probe's JSON report (kept in the output directory for the results tooling).
     report_file = 'numa-bw.json'
 
-    smoke_overrides = {'array_size': '16Mi', 'repeats': 4}
+    # a memory figure, not a cache figure: arrays of 4x the node's last-level cache, 6 timed repeats
+    smoke_overrides = {'array_size': LLC_SIZED, 'repeats': 6}
 
     @run_after('init')
     def keep_probe_report(self):
@@ -106,6 +112,12 @@ class NumaBandwidth(NumaBase):
     @run_after('setup')
     def set_command(self):
         self.job.launcher = getlauncher('local')()   # an OpenMP program, no MPI launcher
+        if self.array_size == LLC_SIZED:
+            llc, how = capabilities.llc_bytes(self.current_partition)
+            self.skip_if(llc is None, f'cannot size the arrays from the last-level cache: {how}; '
+                                      f'set -S NumaBandwidth.array_size=BYTES (>= 4x the LLC)')
+            self.array_size = str(scaling.triad_array_bytes(llc))
+            self.observations['array_sizing'] = f'{scaling.LLC_FACTOR} x last-level cache ({how}, {llc} B)'
         threads = len(self.node0_cores) if self.policy != 'none' else self.node_topology.num_cores
         self.num_tasks = 1
         self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
@@ -140,7 +152,7 @@ class NumaBandwidth(NumaBase):
 class NumaSolver(SolverMixin, NumaBase):
     '''The solver (1 rank, threads on NUMA node 0's cores) under one policy.'''
 
-    smoke_overrides = {'grid': 48, 'steps': 30}
+    smoke_overrides = SMOKE_SOLVER
 
     @run_before('run')
     def wrap_in_numactl(self):

@@ -8,6 +8,8 @@ A partition lists what it offers as ReFrame `features` and says where in `extras
   numactl   (the numactl program on the nodes' PATH)                 NUMA checks
   fio       (the fio program on the nodes' PATH)                     AcceptanceStorage
   gpu       num_gpus: GPUs per node                                  CUDA cases
+  -         llc_bytes: last-level cache of a node (when the processor    NUMA/triad array sizes
+            entry lists no caches)
 
 Paths are written into job scripts as given, so a system file may say `$OSU_HOME/libexec/...` and
 let the node resolve it.  extras['missing'] = {feature: why} carries the reason a feature is absent.
@@ -22,6 +24,7 @@ import os
 import shutil
 
 from yeebench import osu, tools
+from yeebench.acceptance import scaling
 
 #: One benchmark per OSU folder: where it is found, its folder holds the others of its kind.
 OSU_KINDS = {'pt2pt': 'osu_latency', 'collective': 'osu_allreduce'}
@@ -60,8 +63,23 @@ def detect(env=None):
             features.append(feature)
         else:
             missing[feature] = f'{program} is not on PATH (apt-get install {feature})'
+    llc, _ = scaling.llc_from_sysfs()
+    if llc:
+        extras['llc_bytes'] = llc
     extras['missing'] = missing
     return features, extras
+
+
+def llc_bytes(partition):
+    '''(bytes, how) of one node's last-level cache: the processor entry's caches, else extras.llc_bytes;
+    (None, why) when the system file gives neither.'''
+    llc, how = scaling.llc_from_reframe(getattr(partition.processor, 'info', None))
+    if llc:
+        return llc, how
+    llc = partition.extras.get('llc_bytes')
+    if llc:
+        return int(llc), 'extras.llc_bytes of the partition'
+    return None, f'{how}, and the partition has no extras.llc_bytes'
 
 
 def missing_reason(partition, feature):

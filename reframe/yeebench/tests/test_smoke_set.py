@@ -1,5 +1,8 @@
 """The smoke set is declared once (`is_smoke_case` + `smoke_overrides`, applied by the base class):
 a run without `-t smoke` never gets smoke sizes, a run with it always does, for every family."""
+import os
+from pathlib import Path
+
 import pytest
 
 from test_suite_checks import REPO, describe
@@ -39,3 +42,24 @@ def test_full_run_members_of_the_smoke_set_keep_full_sizes(described):
 def test_job_balance_has_a_smoke_case(described):
     _, smoke = described
     assert [n for n in smoke if n.startswith('FdtdJobBalance')], 'FdtdJobBalance has no smoke case'
+
+
+def test_smoke_numa_bw_arrays_are_four_times_the_last_level_cache(tmp_path):
+    # a smoke run's memory figure must not be a cache figure: arrays of >= 4x the node's LLC
+    import re
+    import subprocess
+    import sys
+
+    from yeebench.acceptance import scaling
+    llc, _ = scaling.llc_from_sysfs()
+    if not llc:
+        pytest.skip('this machine reports no last-level cache in sysfs')
+    exe = Path(sys.executable).parent / 'reframe'
+    env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp_path), YEEBENCH_PREFIX=str(REPO / 'build/install'))
+    out = subprocess.run([str(exe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'local',
+                          '-c', str(REPO / 'reframe/checks/numa.py'), '-n', 'NumaBandwidth%policy=none',
+                          '-t', 'smoke', '--dry-run'], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    scripts = [p.read_text() for p in tmp_path.rglob('rfm_job.sh') if 'NumaBandwidth' in str(p)]
+    sizes = [int(m) for s in scripts for m in re.findall(r'numa-bw --size (\d+)', s)]
+    assert sizes and all(size >= 4 * llc for size in sizes), (sizes, llc)
