@@ -77,3 +77,20 @@ def _calls_a_program(path):
 def test_no_check_runs_or_looks_up_a_program_on_the_launch_host(name):
     # container.py asks the container runtime which images exist: that runtime is the launch host's
     assert _calls_a_program(CHECKS / name) == []
+
+
+def test_acceptance_probes_run_in_the_job_not_at_setup(tmp_path):
+    # mpi_f08, the solver's output options and nvcc are found out on the node, in the job script
+    exe = Path(sys.executable).parent / 'reframe'
+    env = {'HOME': str(tmp_path), 'PATH': str(tmp_path), 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm')}
+    out = subprocess.run([str(exe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'generic-slurm',
+                          '-p', 'host', '-c', str(CHECKS / 'acceptance.py'), '-c', str(CHECKS / 'acceptance_perf.py'),
+                          '-n', 'AcceptanceMPIBindings%binding=fortran-f08|AcceptanceStorage%tool=yee-io',
+                          '--dry-run', '--flex-alloc-nodes=2'],
+                         capture_output=True, text=True, timeout=300, env=env, cwd=REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
+    scripts = job_scripts(tmp_path)
+    f08 = next(s for name, s in scripts.items() if name.startswith('AcceptanceMPIBindings'))
+    assert 'mpifort -o f08_probe f08_probe.f90' in f08 and f08.index('f08_probe') < f08.index('mpi_reduce')
+    io = next(s for name, s in scripts.items() if name.startswith('AcceptanceStorage'))
+    assert '--help > yee-help.txt' in io and '$YEE_IO_OPTS' in io
