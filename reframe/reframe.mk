@@ -21,3 +21,29 @@ test-suite: venv
 	YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(SUITE_RFM_DIR) $(VENV)/bin/reframe \
 	  -C reframe/config/settings.py -c reframe/checks --system local -t smoke $(SUITE_RFM_OPTS) \
 	  -r --report-file $(SUITE_REPORT)
+
+# Static checks of the check library, run by `make test`:
+#   make lint             ruff (pinned in reframe/pyproject.toml's test extra) over the suite's Python
+#   make test-dry-run     every check through ReFrame's pipeline up to the job scripts (--dry-run),
+#                         warnings as errors, on `local` (all cases) and on the Slurm template
+#                         `generic-slurm` with a launch host PATH holding nothing (no MPI, OSU, NetPIPE;
+#                         --flex-alloc-nodes=2: the acceptance checks' "all nodes" would ask scontrol)
+LINT_PATHS := reframe results containers spack
+TEST_TARGETS += lint test-dry-run
+
+.PHONY: lint test-dry-run
+
+lint: venv
+	$(VENV)/bin/ruff check --config reframe/pyproject.toml $(LINT_PATHS)
+
+test-dry-run: venv
+	@rm -rf $(SUITE_RFM_DIR)/dry-run
+	@# the two systems in parallel (one core each): about a minute instead of two
+	@YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(SUITE_RFM_DIR)/dry-run/local $(VENV)/bin/reframe \
+	  -C reframe/config/settings.py -c reframe/checks --system local --dry-run --warn-as-error -q & local=$$!; \
+	env -i HOME=$(abspath $(SUITE_RFM_DIR)/dry-run) PATH=/nonexistent \
+	  YEEBENCH_RFM_DIR=$(abspath $(SUITE_RFM_DIR)/dry-run/generic-slurm) $(abspath $(VENV))/bin/reframe \
+	  -C reframe/config/settings.py -c reframe/checks --system generic-slurm -p host --dry-run --warn-as-error -q \
+	  --flex-alloc-nodes=2; slurm=$$?; wait $$local; local=$$?; \
+	echo "test-dry-run: local exit $$local, generic-slurm (empty launch-host PATH) exit $$slurm"; \
+	test $$local -eq 0 && test $$slurm -eq 0

@@ -149,8 +149,9 @@ def test_lab_file_checks_the_checksum_and_names_a_missing_lab(tmp_path):
     (lab / 'mirror').mkdir(parents=True)
     (lab / 'mirror' / 'osu-micro-benchmarks-7.4.tar.gz').write_bytes(b'tampered')
     (lab / 'SHA256SUMS').write_text('0' * 64 + '  ./mirror/osu-micro-benchmarks-7.4.tar.gz\n')
-    run = lambda env: subprocess.run(['bash', str(CONTAINERS / 'lab-file.sh'), 'mirror/osu-micro-benchmarks-7.4.tar.gz'],
-                                     capture_output=True, text=True, env={**os.environ, **env})
+    def run(env):
+        return subprocess.run(['bash', str(CONTAINERS / 'lab-file.sh'), 'mirror/osu-micro-benchmarks-7.4.tar.gz'],
+                              capture_output=True, text=True, env={**os.environ, **env})
     bad = run({'YEEBENCH_LAB': str(lab)})
     assert bad.returncode == 1 and 'does not match its sha256' in bad.stderr and not bad.stdout
     missing = run({'YEEBENCH_LAB': str(tmp_path / 'none')})

@@ -72,9 +72,10 @@ def test_unreadable_report_is_exit_2(tmp_path, capsys):
 
 
 def test_cluster_partitions_get_one_entry_each_and_all_must_pass():
-    case = lambda name, system, result: {'name': f'{name} %x', 'system': system.split(':')[0],
-                                         'partition': system.split(':')[1], 'result': result,
-                                         'perfvalues': {f'{system}:ratio_mcells': [99.0, None, None, None, '%']}}
+    def case(name, system, result):
+        return {'name': f'{name} %x', 'system': system.split(':')[0],
+                'partition': system.split(':')[1], 'result': result,
+                'perfvalues': {f'{system}:ratio_mcells': [99.0, None, None, None, '%']}}
     report = {'runs': [{'testcases': [case('SolverContainerVsNative', 'vcluster:srun', 'pass'),
                                       case('SolverContainerVsNative', 'vcluster:mpirun', 'fail'),
                                       case('NetpipeContainerVsNative', 'vcluster:srun', 'pass')]}]}

@@ -15,7 +15,7 @@ from yeebench.acceptance.rfm import (TOPOLOGY_DIR, AcceptanceMixin, last_line, n
 from yeebench.base import YeebenchCheck
 
 
-class _NodeProbe(YeebenchCheck, AcceptanceMixin):
+class _NodeProbe(AcceptanceMixin, YeebenchCheck):
     """Runs the node probe once on every node (one rank per node)."""
 
     time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait

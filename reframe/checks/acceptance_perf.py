@@ -7,25 +7,27 @@ such metrics into acceptance.  See acceptance.py for the whole set.
 import os
 import shlex
 import statistics
-import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
+from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 from reframe.core.backends import getlauncher
 
+from yeebench import capabilities, launch
 from yeebench.acceptance import numa_costs, outliers, scaling, storage
-from yeebench.acceptance.rfm import SOURCES, AcceptanceMixin, last_line, python_command, span_all_nodes
+from yeebench.acceptance.rfm import AcceptanceMixin, last_line, python_command, span_all_nodes
 from yeebench.base import YeebenchCheck
-from yeebench.fixtures import locate
+from yeebench.fixtures import ProbeBinaries, SolverBinary
 from yeebench.parsers import ParseError
 from yeebench.parsers.numactl import parse_hardware
 from yeebench.parsers.jsonreport import numa_bw_triad, parse_probe, parse_yee, yee_problems
-from yeebench.placement import packed_openmpi_options
+
+#: Written by the yee-io job when the solver offers no binary per-rank output (the reason).
+UNSUPPORTED = "yee-io-unsupported.txt"
 
 
 @rfm.simple_test
-class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
+class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
     """1, 2, 4 ... all cores of one node: threads vs processes; speedup, efficiency, knee (paper 003 figs 3-4).
 
     Every point is one MPI job: the solver's ranks share one grid, and triad_mpi's ranks
@@ -34,8 +36,9 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
     """
 
     program = parameter(["yee", "triad"])
+    yee = fixture(SolverBinary, scope="environment")
     descr = "Scaling on one node: threads vs processes, speedup/efficiency and the knee"
-    sourcesdir = SOURCES
+    sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
     #: Solver problem (strong scaling: the same grid at every count).
     yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 40 --precision f32 --quiet")
     #: Bytes per triad array (all ranks together); 0: LLC_FACTOR x the node's last-level cache.
@@ -55,9 +58,7 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
     @run_after("setup")
     def plan_runs(self):
         if self.program == "yee":
-            binary = locate("yee")
-            self.acceptance_skip_if(binary is None, "yee not found in $YEEBENCH_PREFIX/bin or PATH "
-                                                    "(run `make build`)")
+            binary = self.yee.paths["yee"]
         else:
             binary = "./triad_mpi"
             self._size_triad()
@@ -87,20 +88,14 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
         self._bytes, self._sizing = self.triad_bytes, "set by triad_bytes"
         if self._bytes:
             return
-        llc, how = scaling.llc_from_reframe(getattr(self.current_partition.processor, "info", None))
-        if llc is None and self.current_partition.scheduler.registered_name == "local":
-            llc, how = scaling.llc_from_sysfs()
-        self.acceptance_skip_if(llc is None, f"cannot size the arrays: last-level cache unknown ({how}); "
+        llc, how = capabilities.llc_bytes(self.current_partition)
+        self.skip_if(llc is None, f"cannot size the arrays: last-level cache unknown ({how}); "
                                              "set -S AcceptanceScaling.triad_bytes=BYTES (>= 4x the LLC)")
         self._bytes = scaling.triad_array_bytes(llc)
         self._sizing = f"{scaling.LLC_FACTOR} x last-level cache ({how}, {llc / 2**20:.0f} MiB)"
 
     def _prefix(self, ranks, threads, cores):
-        if self.launcher_name in ("mpirun", "mpiexec"):
-            return self.launch_prefix(ranks, packed_openmpi_options(ranks, threads, cores))
-        if self.launcher_name == "srun":
-            return self.launch_prefix(ranks, ["-N", "1", f"--cpus-per-task={threads}", "--cpu-bind=cores"])
-        return ""
+        return launch.packed_node_prefix(self, ranks, threads, cores)
 
     def _fom(self, mode, n):
         """Best FOM of the repeats at one point."""
@@ -170,11 +165,12 @@ class AcceptanceScaling(YeebenchCheck, AcceptanceMixin):
 
 
 @rfm.simple_test
-class AcceptanceNUMACosts(YeebenchCheck, AcceptanceMixin):
+class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
     """Bandwidth from every NUMA node's cores to every node's memory, against `numactl --hardware` distances."""
 
     descr = "NUMA: measured remote-memory cost agrees with the distance table (paper 003: 16 ~ +60%, 20 ~ +100%)"
     numa_bw_opts = variable(str, value="--size 33554432 --repeats 5")
+    probes = fixture(ProbeBinaries, scope="environment")
     #: Slack before a farther node being faster counts as a contradiction.
     tolerance = variable(float, value=0.10)
     executable = "true"
@@ -183,11 +179,10 @@ class AcceptanceNUMACosts(YeebenchCheck, AcceptanceMixin):
     @run_after("setup")
     def plan_runs(self):
         topo = self.node_topology
-        self.acceptance_skip_if(topo.num_numa_nodes < 2, f"{topo.num_numa_nodes} NUMA node on this system: "
+        self.skip_if(topo.num_numa_nodes < 2, f"{topo.num_numa_nodes} NUMA node on this system: "
                                                          "no remote memory to measure")
-        numa_bw, numactl = locate("numa-bw"), locate("numactl")
-        self.acceptance_skip_if(numa_bw is None, "numa-bw not found in $YEEBENCH_PREFIX/bin or PATH")
-        self.acceptance_skip_if(numactl is None, "numactl not installed (Debian package numactl)")
+        self.require_feature("numactl")
+        numa_bw, numactl = self.probes.paths["numa-bw"], "numactl"  # numactl: on the nodes' PATH
         self.job.launcher = getlauncher("local")()  # one process, placed by numactl
         self.nodes = topo.num_numa_nodes
         threads = max(1, topo.num_cores // self.nodes)
@@ -235,14 +230,14 @@ class AcceptanceNUMACosts(YeebenchCheck, AcceptanceMixin):
 
 
 @rfm.simple_test
-class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
+class AcceptanceNetwork(AcceptanceMixin, YeebenchCheck):
     """Latency and bandwidth of every node pair, collectives over all nodes; outlier nodes named (tests 11-12)."""
 
     time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
 
     descr = ("Network: pair matrix with simultaneous pairs over 2 or more nodes, Allreduce/Bcast checked; "
              "outlier nodes fail")
-    sourcesdir = SOURCES
+    sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
     executable = "./pairmatrix"
     #: A node is an outlier when worse than the median node by more than this fraction.
     tolerance = variable(float, value=0.5)
@@ -255,8 +250,8 @@ class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
         one_node = self.current_partition.scheduler.registered_name == "local"
         span_all_nodes(self, 2 if one_node else 1)  # one node: measure the intra-node pair instead
         self.executable_opts = shlex.split(self.pairmatrix_opts)
-        if self.launcher_name in ("mpirun", "mpiexec"):  # a one-core node still runs its pair
-            self.job.launcher.options += self.mpirun_extra_options(self.num_tasks_per_node)
+        # a one-core node still runs its pair
+        launch.allow_oversubscription(self, self.num_tasks_per_node, self.node_topology.num_cores)
 
     @run_before("run")
     def compile_in_job(self):
@@ -321,10 +316,11 @@ class AcceptanceNetwork(YeebenchCheck, AcceptanceMixin):
 
 
 @rfm.simple_test
-class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
+class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
     """Write/read bandwidth of the output directory: fio, dd, and the solver's own I/O (test 15)."""
 
     tool = parameter(["fio", "dd", "yee-io"])
+    yee = fixture(SolverBinary, scope="environment")
     descr = "Storage: write and read bandwidth of the output directory (GB/s)"
     #: Directory to measure (default: the test's stage directory, where runs write output).
     storage_dir = variable(str, value="")
@@ -346,8 +342,8 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
         # system refuses it, drop the file's pages and read only if none are left (pagecache.py).
         drop = f"{python_command('yeebench.acceptance.pagecache')} drop"
         if self.tool == "fio":
-            fio = locate("fio")
-            self.acceptance_skip_if(fio is None, "fio is not installed (Debian package fio)")
+            self.require_feature("fio")
+            fio = "fio"  # on the nodes' PATH (feature fio)
             common = (f"{fio} --directory={shlex.quote(target)} --bs=1M --size={self.size_mib}M "
                       "--ioengine=psync --end_fsync=1 --output-format=json --name=yeebench-io")
             data = shlex.quote(os.path.join(target, "yeebench-io.0.0"))
@@ -369,23 +365,21 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
             self._plan_solver_io(target)
 
     def _plan_solver_io(self, target):
-        yee = locate("yee")
-        self.acceptance_skip_if(yee is None, "yee not found in $YEEBENCH_PREFIX/bin or PATH (run `make build`)")
-        try:
-            help_text = subprocess.run([yee, "--help"], capture_output=True, text=True, timeout=30).stdout
-        except (OSError, subprocess.TimeoutExpired) as err:
-            help_text = ""
-            self.acceptance_skip_if(True, f"yee --help failed: {err}")
-        opts = storage.solver_io_options(help_text)
-        self.acceptance_skip_if(opts is None, "the solver has no binary per-rank output yet "
-                                              "(`yee --help` lists no --output binary / --output-strategy per-rank)")
+        yee = self.yee.paths["yee"]
         ranks = max(1, min(self.io_ranks, self.node_topology.num_cores))
         self.num_tasks = ranks
         out = os.path.join(target, "yee-io")
-        self.prerun_cmds = [f"rm -rf {shlex.quote(out)} && mkdir -p {shlex.quote(out)}",
+        # The solver's output options are read from its --help on the node, when the job runs: a
+        # solver without binary per-rank output ends the job with the reason (NOT MEASURED).
+        probe = f"{python_command('yeebench.acceptance.storage')} yee-help.txt"
+        self.prerun_cmds = [f"{shlex.quote(yee)} --help > yee-help.txt 2>&1",
+                            f"if ! YEE_IO_OPTS=$({probe} 2> {UNSUPPORTED}); then exit 0; fi",
+                            f"rm -f {UNSUPPORTED}",
+                            f"rm -rf {shlex.quote(out)} && mkdir -p {shlex.quote(out)}",
                             f"cd {shlex.quote(out)}"]
         self.executable = yee
-        self.executable_opts = shlex.split(self.yee_opts) + opts + ["--report", os.path.join(self.stagedir, "yee_io.json")]
+        self.executable_opts = (shlex.split(self.yee_opts) + ["$YEE_IO_OPTS", "--report",
+                                                               os.path.join(self.stagedir, "yee_io.json")])
         self.postrun_cmds = [f"cd {shlex.quote(self.stagedir)}",
                              f"echo output_bytes $(du -sb {shlex.quote(out)} | cut -f1)",
                              f"rm -rf {shlex.quote(out)}"]
@@ -413,6 +407,9 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
                     unmeasured = f"read bandwidth NOT MEASURED: {method['why']}"
                 self._read_how = method["why"]
             else:
+                if os.path.exists(os.path.join(self.stagedir, UNSUPPORTED)):
+                    return self.not_measured(self._read(UNSUPPORTED).strip() or "the solver has no "
+                                             "binary per-rank output")
                 report = parse_yee(self._read(str(self.stdout)) + self._read("yee_io.json"))
                 written = int(sn.evaluate(sn.extractsingle(r"output_bytes (\d+)", self.stdout, 1)))
                 io_s = float((report.get("seconds") or {}).get("io") or 0)
@@ -421,7 +418,7 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
                 self._bw = {"write": written / io_s / 1e9}
                 self._solver_note = (f" ({self.num_tasks} ranks wrote {written / 1e6:.1f} MB of binary "
                                      f"per-rank output in {io_s:.3g} s of solver I/O time"
-                                     f"{', fsync' if '--output-fsync' in self.executable_opts else ''})")
+                                     f"{', fsync' if '--output-fsync' in self._read('yee-help.txt') else ''})")
         except (OSError, ValueError, ParseError) as err:
             why = last_line(self, self.stderr)
             return self.verdict(False, f"{self.tool}: {err}" + (f" ({why})" if why else ""))
@@ -433,5 +430,7 @@ class AcceptanceStorage(YeebenchCheck, AcceptanceMixin):
         return self.verdict(True, f"{self.tool} in {self._target}: {figures}{note}")
 
     def collect_foms(self):
+        if not self.measured and not getattr(self, "_bw", None):
+            return  # the solver offered no per-rank output: nothing was measured
         for kind, value in self._bw.items():
             self.add_fom(f"{kind}_bandwidth", value, "GB/s", "higher")

@@ -10,9 +10,10 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function
 
-from yeebench.base import MPIRUN_LAUNCHERS, YeebenchCheck
+from yeebench import launch
+from yeebench.base import YeebenchCheck
 from yeebench.placement import Placement, PlacementError
-from yeebench.solver import AffinityProbeMixin, SolverMixin
+from yeebench.solver import SMOKE_SOLVER, AffinityProbeMixin, SolverMixin
 from yeebench.topology import format_cpulist
 
 # (placement, threads per rank, binding): 'core' pins a rank to exactly its threads'
@@ -40,19 +41,17 @@ class BindingBase(AffinityProbeMixin, YeebenchCheck):
 
     app = 'affinity'
 
-    @run_after('init')
-    def smoke_subset(self):
-        if (self.app, self.layout, self.method) in SMOKE:
-            self.tags |= {'smoke'}
+    def is_smoke_case(self):
+        return (self.app, self.layout, self.method) in SMOKE
 
     @run_after('setup')
     def place(self):
         self.skip_if(self.current_partition.extras.get('cpu_binding') is False,
                      f'partition {self.current_partition.fullname} declares no CPU binding '
                      f'(extras.cpu_binding: false), so placements cannot be realised')
-        self.skip_if(self.method == 'rankfile' and self.launcher_name not in MPIRUN_LAUNCHERS,
-                     'rankfiles are an Open MPI mpirun feature; this partition launches with '
-                     f'{self.launcher_name}')
+        if self.method == 'rankfile':
+            unsupported = launch.rankfile_unsupported(self)
+            self.skip_if(unsupported, unsupported)
         kind, threads, bind = self.layout
         try:
             self.resolved = Placement(kind, threads, bind=bind).resolve(self.node_topology, self.num_nodes)
@@ -94,11 +93,7 @@ class SolverPlacement(SolverMixin, BindingBase):
     '''The solver under each placement: Mcells/s, with the placement verified in the same job.'''
 
     app = 'yee'
-
-    @run_after('init')
-    def smoke_size(self):
-        if 'smoke' in self.tags:
-            self.grid, self.steps = 48, 30
+    smoke_overrides = SMOKE_SOLVER
 
     @run_before('run')
     def probe_first(self):

@@ -7,7 +7,7 @@ bound of what OSU measures (mean over ranks of each rank's own call time), built
 osu_latency ping-pong repeated `pingpong_repeats` times in the same job; the model, its source
 and why bcast has none are in yeebench/collective_bounds.py.  An efficiency over 100% beyond
 the ping-pong's noise fails the case.  The ping-pong curves are kept with the case's output.
-Skipped, with the places searched, when OSU is not found (yeebench.osu.locate).
+Skipped, with the places searched, where the partition has no OSU (yeebench.capabilities).
 `buffers=device`: CUDA device buffers (OSU's -d cuda), only on partitions with the
 `gpu` feature and with an OSU built with CUDA.
 """
@@ -17,7 +17,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import collective_bounds, mpi, osu
+from yeebench import capabilities, collective_bounds, launch, mpi, osu
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import osu as osu_parser
 
@@ -70,8 +70,8 @@ class OsuCollective(YeebenchCheck):
 
     @run_after('setup')
     def configure(self):
-        found = osu.locate(f'osu_{self.collective}')
-        self.skip_if(found.path is None, found.reason)
+        path, why = capabilities.osu_benchmark(self.current_partition, f'osu_{self.collective}')
+        self.skip_if(path is None, why)
         self.skip_if('openmpi' not in self.environ_features,
                      f'implementation {self.case[1]} is an Open MPI coll selection; environment '
                      f'{self.current_environ.name} does not have the openmpi feature')
@@ -80,15 +80,13 @@ class OsuCollective(YeebenchCheck):
                      f'{self.num_procs} processes need {self.num_procs} cores, partition has {available}')
         self.env_vars.update(mpi.collective_env(self.collective, self.case[1]))
         self.apply_packed(self.num_procs, 1, min(self.num_procs, self.node_topology.num_cores))
-        self.observations['osu'] = {'path': found.path, 'origin': found.origin}
-        self.executable = found.path
+        self.observations['osu'] = {'path': path, 'origin': capabilities.osu_origin(self.current_partition)}
+        self.executable = path
         self.executable_opts = osu.options(self.max_size, self.iterations, self.warmup)
-        self.pingpong = osu.locate('osu_latency').path
+        self.pingpong, _ = capabilities.osu_benchmark(self.current_partition, 'osu_latency')
         if self.buffers == 'device':
-            self.skip_if(not osu.has_cuda(found.path), f'{found.path} was built without CUDA support (no -d cuda)')
+            self.skip_if(not capabilities.osu_has_cuda(self.current_partition), capabilities.NO_OSU_CUDA)
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=False)
-            if self.pingpong and not osu.has_cuda(self.pingpong):
-                self.pingpong = None     # a host-buffer ping-pong would not describe device transfers
         if self.pingpong:
             self.keep_files = [pingpong_file(i) for i in range(1, self.pingpong_repeats + 1)]
 
@@ -99,12 +97,12 @@ class OsuCollective(YeebenchCheck):
             return
         # two ranks on one node whenever a node holds two of the collective's ranks
         inter = self.num_tasks_per_node == 1 and self.partition_nodes > 1
-        launch = self.launch_prefix(2, mpi.pair_options(self.launcher_name, inter))
+        prefix = self.launch_prefix(2, launch.pair_options(launch.partition_launcher(self), inter))
         opts = osu.options(self.max_size, self.pingpong_iterations, self.pingpong_warmup)
         if self.buffers == 'device':
             opts = osu.device_buffer_options(opts, pt2pt=True)
         for i in range(1, self.pingpong_repeats + 1):
-            self.prerun_cmds.append(f'{launch} {self.pingpong} {" ".join(opts)} > {pingpong_file(i)}')
+            self.prerun_cmds.append(f'{prefix} {self.pingpong} {" ".join(opts)} > {pingpong_file(i)}')
 
     def table(self, name=None):
         with open(os.path.join(self.stagedir, name or str(self.stdout))) as fh:

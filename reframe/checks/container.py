@@ -36,7 +36,7 @@ from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import ReframeError
 
-from yeebench import apptainer, tools
+from yeebench import apptainer, capabilities, launch
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe
@@ -174,7 +174,7 @@ class ContainerOrNativeRun(YeebenchCheck):
         self.hybrid = False
         # The same mpirun line natively and inside a Docker container (the image's own Open MPI).
         self.job.launcher = getlauncher('local')()
-        mpirun = f'mpirun -np {self.ranks} --oversubscribe --bind-to core'
+        mpirun = launch.container_mpirun(self.ranks)
         loop = f'for i in $(seq {self.repeats}); do {mpirun} {bench} || exit 1; done'
         if self.where == 'native':
             self.executable = 'bash'
@@ -251,9 +251,8 @@ class NetpipeRun(ContainerOrNativeRun):
     netpipe_repeats = variable(int, value=50)
 
     def program(self):
-        host = tools.find_netpipe()
-        self.skip_if(self.where == 'native' and host is None,
-                     'NetPIPE not found on the host (apt-get install netpipe-openmpi)')
+        host, why = capabilities.netpipe(self.current_partition)
+        self.skip_if(self.where == 'native' and host is None, why)
         # -o in /tmp: the image's user cannot write to the mounted stage directory.
         return (host or 'NPopenmpi', 'NPopenmpi', ['-u', str(self.max_size), '-n', str(self.netpipe_repeats),
                                                     '-p', '0', '-o', '/tmp/np.out'])

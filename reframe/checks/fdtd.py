@@ -11,8 +11,8 @@ checksum are finite and its run is valid (for the baseline run too).
 `kernel`: 'fused' (bandwidth-bound) or 'wavefront' (cache-blocked, several steps per pass);
 their Mcells/s ratio per system is how much a node gains from its caches.
 
-`backend`: 'cpu' runs `yee`; 'cuda' runs `yee-cuda` (the solver's CUDA build, from
-$YEEBENCH_PREFIX/bin or PATH) with one rank per GPU, only on partitions with the `gpu`
+`backend`: 'cpu' runs `yee`; 'cuda' runs `yee-cuda` (the solver's CUDA build, which the
+SolverBinary fixture finds or builds on the partition's nodes) with one rank per GPU, only on partitions with the `gpu`
 feature (extras.num_gpus GPUs per node); there `cores_used` counts GPUs and the
 efficiency baseline is a 1-GPU run.
 """
@@ -22,10 +22,10 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
+from yeebench import launch
 from yeebench.base import YeebenchCheck
-from yeebench.fixtures import locate
-from yeebench.parsers import jsonreport
-from yeebench.solver import SolverMixin, keep_output_files
+from yeebench.fixtures import solver_backends
+from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
 
 BASELINE_REPORT = 'yee-baseline.json'
 
@@ -36,7 +36,7 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     tags = {'app', 'full'}
 
     #: Kernel backend: 'cpu' (yee) or 'cuda' (yee-cuda, one GPU per rank; partitions with the gpu feature).
-    backend = parameter(['cpu', 'cuda'])
+    backend = parameter(solver_backends())
 
     #: Update kernel: 'fused' (one pass over the fields per step: the memory-bandwidth-bound figure) or
     #: 'wavefront' (several steps per pass over cache-sized tiles: the cache-blocked figure; cpu backend only).
@@ -81,9 +81,8 @@ class FdtdBase(SolverMixin, YeebenchCheck):
         if self.backend == 'cuda':
             self.skip_if(per_node > self.gpus_per_node,
                          f'{per_node} ranks per node but {self.gpus_per_node} GPU(s) per node')
-            path = locate('yee-cuda')
-            self.skip_if(path is None, 'yee-cuda not in $YEEBENCH_PREFIX/bin or on PATH '
-                                       '(make build-solver-cuda builds it into build/solver-cuda)')
+            path, why = self.yee.backend_program(self.backend)
+            self.skip_if(path is None, why)
             self.executable = path
         self.ranks, self.threads, self.cores = ranks, threads, ranks * threads
         self.apply_packed(ranks, threads, per_node)
@@ -96,8 +95,8 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     def baseline_run(self):
         if self.cores > 1:
             opts = ' '.join(self.solver_options(grid=self.baseline_grid or self.grid, report=BASELINE_REPORT))
-            launch = self.launch_prefix(1, ['--bind-to', 'core'] if self.launcher_name == 'mpirun' else [])
-            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {launch} {self.executable} {opts}')
+            prefix = launch.single_core_prefix(self, self.node_topology.num_cores)
+            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {prefix} {self.executable} {opts}')
 
     @sanity_function
     def assert_valid(self):
@@ -132,11 +131,10 @@ class _ScalingBase(FdtdBase):
     cores_used = parameter(CORES)
     threads_per_rank = parameter(THREADS)
 
-    @run_after('init')
-    def smoke_subset(self):
-        if self.threads_per_rank == 1 and self.cores_used <= 2 and self.kernel == 'fused':
-            self.tags |= {'smoke'}
-            self.grid, self.steps = 48, 30
+    smoke_overrides = SMOKE_SOLVER
+
+    def is_smoke_case(self):
+        return self.threads_per_rank == 1 and self.cores_used <= 2 and self.kernel == 'fused'
 
     def layout(self):
         if self.backend == 'cuda':
@@ -177,15 +175,17 @@ class FdtdJobBalance(FdtdBase):
 
     load = parameter([0.25, 0.5, 1.0, 1.5, 2.0])
 
-    @run_after('init')
-    def smoke_subset(self):
-        self.tags |= {'node'}
+    tags = {'app', 'full', 'node'}
+    smoke_overrides = SMOKE_SOLVER
+
+    def is_smoke_case(self):
+        return self.load == 1.0 and self.kernel == 'fused' and self.backend == 'cpu'
 
     def layout(self):
         cores = self.node_topology.num_cores
         ranks = max(1, round(self.load * cores))
-        lower = [l for l in (0.25, 0.5, 1.0, 1.5, 2.0) if l < self.load]
-        self.skip_if(any(max(1, round(l * cores)) == ranks for l in lower),
+        lower = [load for load in (0.25, 0.5, 1.0, 1.5, 2.0) if load < self.load]
+        self.skip_if(any(max(1, round(load * cores)) == ranks for load in lower),
                      f'{ranks} ranks on {cores} cores: same as a lower load')
         return ranks, 1, ranks
 

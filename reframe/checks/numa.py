@@ -11,51 +11,24 @@ CAP_SYS_NICE: `set_mempolicy: Operation not permitted`), the cases are still lis
 that reason; a policy refused on a remote node fails naming numactl's error, not a missing report.
 """
 import os
-import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 
-from yeebench.base import MPIRUN_LAUNCHERS, YeebenchCheck
+from yeebench import capabilities, launch, numa_policy
+from yeebench.acceptance import scaling
+from yeebench.numa_policy import POLICIES, numactl_failure  # noqa: F401 (the checks' API)
+from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport, numactl
-from yeebench.solver import SolverMixin, keep_output_files
+from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
 
-# numactl arguments per policy; node 0 holds the CPUs.  (expected page nodes, for numa-bw)
-POLICIES = {
-    'none': ([], None),
-    'localalloc': (['--cpunodebind=0', '--localalloc'], '0'),
-    'interleave': (['--cpunodebind=0', '--interleave=all'], None),
-    'remote': (['--cpunodebind=0', '--membind=1'], '1'),
-}
-DOCKER_HINT = ' (in Docker: docker run --cap-add SYS_NICE)'
+DOCKER_HINT = numa_policy.DOCKER_HINT
 
-# What numactl writes when the kernel refuses a policy or binding (e.g. "set_mempolicy: Operation not
-# permitted", "sched_setaffinity: Invalid argument").
-_NUMACTL_ERRORS = ('set_mempolicy', 'mbind', 'sched_setaffinity', 'numa_sched_setaffinity', 'libnuma:')
-
-
-def numactl_failure(stderr):
-    '''The first line of `stderr` in which numactl reports a refused policy call, or None.'''
-    for line in stderr.splitlines():
-        if line.strip().startswith(_NUMACTL_ERRORS):
-            return line.strip()
-    return None
-
-
-def policy_refused(args):
-    '''Why `numactl ARGS true` fails on this host, or None when the policy can be applied (or is empty).'''
-    if not args:
-        return None
-    try:
-        proc = subprocess.run(['numactl', *args, 'true'], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return f'numactl {" ".join(args)} true: {err}'
-    if proc.returncode == 0:
-        return None
-    return numactl_failure(proc.stderr) or (proc.stderr.strip().splitlines() or [f'exit {proc.returncode}'])[0]
+#: array_size meaning "LLC_FACTOR x the partition's last-level cache" (resolved at setup).
+LLC_SIZED = 'llc'
 
 
 SMOKE = {('NumaBandwidth', 'none'), ('NumaBandwidth', 'localalloc'), ('NumaSolver', 'localalloc')}
@@ -72,10 +45,8 @@ class NumaBase(YeebenchCheck):
 
     hardware_file = 'numactl-hardware.txt'
 
-    @run_after('init')
-    def smoke_subset(self):
-        if (type(self).__name__, self.policy) in SMOKE:
-            self.tags |= {'smoke'}
+    def is_smoke_case(self):
+        return (type(self).__name__, self.policy) in SMOKE
 
     @run_after('setup')
     def check_policy(self):
@@ -87,10 +58,10 @@ class NumaBase(YeebenchCheck):
                      f'remote memory needs >= 2 NUMA nodes, this node has {topology.num_numa_nodes}')
         self.node0_cores = [c for c in topology.cores if set(c) <= set(topology.numa_nodes[0])]
         self.prerun_cmds.append(f'numactl --hardware > {self.hardware_file}')
-        if self.current_partition.scheduler.registered_name == 'local':
-            refused = policy_refused(POLICIES[self.policy][0])
-            self.skip_if(refused, f'the memory policy cannot be set here: {refused}'
-                                  f'{DOCKER_HINT if os.path.exists("/.dockerenv") else ""}')
+        # which policies the nodes' kernel refuses: declared by the system file (`local` probes it
+        # when the configuration loads, there the launch host is the node)
+        refused = self.current_partition.extras.get('numa_policy_refused', {}).get(self.policy)
+        self.skip_if(refused, f'the memory policy cannot be set here: {refused}')
 
     def numactl_prefix(self):
         return ['numactl'] + POLICIES[self.policy][0] if self.policy != 'none' else []
@@ -121,7 +92,8 @@ class NumaBandwidth(NumaBase):
 
     probes = fixture(ProbeBinaries, scope='environment')
 
-    #: Bytes per array (>= 4x the last-level cache for a memory figure).
+    #: Bytes per array (>= 4x the last-level cache for a memory figure), or LLC_SIZED: LLC_FACTOR x the
+    #: partition's last-level cache (processor entry caches, else extras.llc_bytes).
     array_size = variable(str, value='256Mi')
 
     #: Timed repetitions.
@@ -130,6 +102,9 @@ class NumaBandwidth(NumaBase):
     #: The probe's JSON report (kept in the output directory for the results tooling).
     report_file = 'numa-bw.json'
 
+    # a memory figure, not a cache figure: arrays of 4x the node's last-level cache, 6 timed repeats
+    smoke_overrides = {'array_size': LLC_SIZED, 'repeats': 6}
+
     @run_after('init')
     def keep_probe_report(self):
         keep_output_files(self, self.report_file)
@@ -137,8 +112,12 @@ class NumaBandwidth(NumaBase):
     @run_after('setup')
     def set_command(self):
         self.job.launcher = getlauncher('local')()   # an OpenMP program, no MPI launcher
-        if 'smoke' in self.tags:
-            self.array_size, self.repeats = '16Mi', 4
+        if self.array_size == LLC_SIZED:
+            llc, how = capabilities.llc_bytes(self.current_partition)
+            self.skip_if(llc is None, f'cannot size the arrays from the last-level cache: {how}; '
+                                      f'set -S NumaBandwidth.array_size=BYTES (>= 4x the LLC)')
+            self.array_size = str(scaling.triad_array_bytes(llc))
+            self.observations['array_sizing'] = f'{scaling.LLC_FACTOR} x last-level cache ({how}, {llc} B)'
         threads = len(self.node0_cores) if self.policy != 'none' else self.node_topology.num_cores
         self.num_tasks = 1
         self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
@@ -173,10 +152,7 @@ class NumaBandwidth(NumaBase):
 class NumaSolver(SolverMixin, NumaBase):
     '''The solver (1 rank, threads on NUMA node 0's cores) under one policy.'''
 
-    @run_after('init')
-    def smoke_size(self):
-        if 'smoke' in self.tags:
-            self.grid, self.steps = 48, 30
+    smoke_overrides = SMOKE_SOLVER
 
     @run_before('run')
     def wrap_in_numactl(self):
@@ -185,11 +161,7 @@ class NumaSolver(SolverMixin, NumaBase):
         self.num_cpus_per_task = threads * self.node_topology.cpus_per_core
         self.env_vars.update({'OMP_NUM_THREADS': str(threads), 'OMP_PLACES': 'cores', 'OMP_PROC_BIND': 'close'})
         # the launcher must not bind: numactl sets the CPUs
-        if self.launcher_name in MPIRUN_LAUNCHERS:
-            self.job.launcher.options = ['--bind-to', 'none', '-x', 'OMP_NUM_THREADS', '-x', 'OMP_PLACES',
-                                         '-x', 'OMP_PROC_BIND']
-        elif self.launcher_name == 'srun':
-            self.job.launcher.options = ['--cpu-bind=none']
+        launch.apply_unbound(self, ['OMP_NUM_THREADS', 'OMP_PLACES', 'OMP_PROC_BIND'])
         cmd = self.numactl_prefix() + [self.yee.paths['yee']] + self.solver_options()
         self.executable, self.executable_opts = cmd[0], cmd[1:]
 

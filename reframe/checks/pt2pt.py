@@ -17,7 +17,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
-from yeebench import mpi, osu, pt2pt_foms, tools
+from yeebench import capabilities, launch, mpi, osu, pt2pt_foms
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import netpipe, osu as osu_parser
 
@@ -51,7 +51,7 @@ class Pt2PtBase(YeebenchCheck):
         self.num_tasks = 2
         self.num_tasks_per_node = 1 if self.locality == 'inter' else 2
         self.env_vars.update(mpi.TRANSPORTS[self.transport])
-        self.job.launcher.options = mpi.pair_options(self.launcher_name, self.locality == 'inter')
+        launch.apply_pair(self, self.locality == 'inter')
 
     def add_curve_foms(self, sizes, latency_us=None, bandwidth=None, peak_name='peak_bw'):
         '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).'''
@@ -75,9 +75,8 @@ class NetPIPEPt2Pt(Pt2PtBase):
 
     @run_after('setup')
     def configure(self):
-        path = tools.find_netpipe()
-        self.skip_if(path is None, 'NetPIPE not found: no NPopenmpi/NPmpi on PATH '
-                                   '(apt-get install netpipe-openmpi) and NETPIPE_HOME not set')
+        path, why = capabilities.netpipe(self.current_partition)
+        self.skip_if(path is None, why)
         self.executable = path
         self.executable_opts = ['-o', 'np.out', '-u', str(self.max_size)]
         if self.repeats:
@@ -100,7 +99,7 @@ class NetPIPEPt2Pt(Pt2PtBase):
 
 @rfm.simple_test
 class OsuPt2Pt(Pt2PtBase):
-    '''OSU osu_latency / osu_bw / osu_bibw / osu_mbw_mr (OSU located by yeebench.osu.locate).'''
+    '''OSU osu_latency / osu_bw / osu_bibw / osu_mbw_mr (from the partition's extras.osu).'''
 
     benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw', 'osu_mbw_mr'])
 
@@ -129,14 +128,14 @@ class OsuPt2Pt(Pt2PtBase):
 
     @run_after('setup')
     def configure(self):
-        found = osu.locate(self.benchmark)
-        self.skip_if(found.path is None, found.reason)
-        self.observations['osu'] = {'path': found.path, 'origin': found.origin}
-        self.executable = found.path
+        path, why = capabilities.osu_benchmark(self.current_partition, self.benchmark)
+        self.skip_if(path is None, why)
+        self.observations['osu'] = {'path': path, 'origin': capabilities.osu_origin(self.current_partition)}
+        self.executable = path
         iterations = self.iterations_for.get(self.benchmark, self.iterations)
         self.executable_opts = osu.options(self.max_size, iterations, self.warmup)
         if self.buffers == 'device':
-            self.skip_if(not osu.has_cuda(found.path), f'{found.path} was built without CUDA support (no -d cuda)')
+            self.skip_if(not capabilities.osu_has_cuda(self.current_partition), capabilities.NO_OSU_CUDA)
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=True)
 
     def table(self):

@@ -14,6 +14,8 @@ import shutil
 import subprocess
 from typing import List, Optional
 
+from yeebench import launch
+
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
 # Linux capability numbers (include/uapi/linux/capability.h) that Apptainer's root default set holds.
@@ -95,9 +97,10 @@ def abi_problem(host: Optional[tuple], image: Optional[tuple]) -> Optional[str]:
     '''Why a hybrid run (host mpirun/srun starting ranks of the image's MPI) cannot work, or None.
     Open MPI keeps its ABI and runtime protocol within one major series (4.0.x-4.1.x).'''
     if host is None:
-        return 'the host has no Open MPI (mpirun --version names no Open MPI)'
+        return f'the host has no Open MPI ({" ".join(launch.OPENMPI_VERSION_COMMAND)} names no Open MPI)'
     if image is None:
-        return 'the image has no Open MPI (mpirun --version inside it names no Open MPI)'
+        return (f'the image has no Open MPI ({" ".join(launch.OPENMPI_VERSION_COMMAND)} inside it names '
+                'no Open MPI)')
     if host[:2] != image[:2]:
         return (f'host Open MPI {".".join(map(str, host[1:]))} and image Open MPI '
                 f'{".".join(map(str, image[1:]))} are different major series')
@@ -106,7 +109,7 @@ def abi_problem(host: Optional[tuple], image: Optional[tuple]) -> Optional[str]:
 
 def mpi_version(image: Optional[str] = None, apptainer: Optional[str] = None) -> Optional[tuple]:
     '''Open MPI version on the host (image None) or inside `image`.'''
-    cmd = ['mpirun', '--version']
+    cmd = list(launch.OPENMPI_VERSION_COMMAND)
     if image:
         cmd = [apptainer or find() or 'apptainer', 'exec', *exec_options(), image] + cmd
     try:

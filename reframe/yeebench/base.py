@@ -6,8 +6,8 @@ YeebenchCheck adds to ReFrame's RunOnlyRegressionTest:
     `perf_units` dicts, so both reach the JSON run report;
   * reference values read from reframe/config/references/<system>.json;
   * the node topology of the current partition (`node_topology`);
-  * MPI launching from a placement Layout (`apply_layout`, `launch_prefix`),
-    for Open MPI's mpirun and for Slurm's srun, with no site conditionals;
+  * MPI launching from a placement Layout (`apply_layout`, `apply_packed`, `launch_prefix`);
+    the launcher options come from yeebench.launch, the one module that knows launchers;
   * the smoke set declared once: a check lists its smoke cases (`is_smoke_case`) and the
     settings they take in a smoke run (`smoke_overrides`); the base class tags the cases and
     applies the settings only when the run selected them with `-t smoke`, so a full run of a
@@ -16,17 +16,15 @@ YeebenchCheck adds to ReFrame's RunOnlyRegressionTest:
 Partition/environment feature words the checks rely on are listed in reframe/README.md.
 """
 import math
-import shlex
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
-from yeebench import references, selection, topology as topo
+from yeebench import capabilities, launch, references, selection, topology as topo
 
 DIRECTIONS = ('higher', 'lower')
-MPIRUN_LAUNCHERS = ('mpirun', 'mpiexec')
 
 
 class YeebenchCheck(rfm.RunOnlyRegressionTest):
@@ -84,15 +82,22 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
                 setattr(self, name, value)
             self.observations['smoke_overrides'] = dict(self.smoke_overrides)
 
-    # -- skipping with the reason recorded -------------------------------------
+    # -- skipping with the reason recorded (the suite's one skip path) -----------------
     def skip(self, msg=None):
-        '''Skip this case; the reason also goes to `observations` (ReFrame's report drops it).'''
+        '''Skip this case; the reason also goes to `observations` (ReFrame's report drops it).
+
+        Plugins mixed in before this class (e.g. AcceptanceMixin) extend it and call super().'''
         self.observations['skip_reason'] = msg
         super().skip(msg)
 
     def skip_if(self, cond, msg=None):
         if cond:
             self.skip(msg)
+
+    def require_feature(self, feature):
+        '''Skip, naming the partition and the feature, where the partition lacks `feature`.'''
+        why = capabilities.missing_reason(self.current_partition, feature)
+        self.skip_if(why, why)
 
     # -- partition facts --------------------------------------------------
     @property
@@ -111,10 +116,6 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
         return None
 
     @property
-    def launcher_name(self):
-        return self.current_partition.launcher_type.registered_name
-
-    @property
     def environ_features(self):
         return set(self.current_environ.features)
 
@@ -127,7 +128,7 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
                      f'needs {self.num_nodes} nodes, partition {self.current_partition.fullname} '
                      f'has {self.partition_nodes}')
 
-    # -- MPI launching ----------------------------------------------------
+    # -- MPI launching (every launcher difference lives in yeebench.launch) ------------
     def apply_layout(self, layout, rankfile=None):
         '''Set tasks, OpenMP environment and launcher options from a placement Layout.
 
@@ -140,22 +141,12 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
         if layout.obj == 'socket':
             self.num_tasks_per_socket = layout.placement.ranks_per_object
         self.env_vars.update(layout.omp_env())
-        if self.launcher_name in MPIRUN_LAUNCHERS:
-            if rankfile:
-                self.prerun_cmds.append(f"printf '%s' {shlex.quote(layout.rankfile())} > {rankfile}")
-                opts = ['--rankfile', rankfile, '--mca', 'rmaps_rank_file_physical', '1']
-            else:
-                opts = layout.openmpi_options()
-            self.job.launcher.options = opts + self.mpirun_extra_options(
-                layout.ranks_per_node * layout.threads, list(layout.omp_env()))
-        elif self.launcher_name == 'srun':
-            self.job.launcher.options = layout.srun_options()
+        launch.apply_layout(self, layout, self._num_cores(), rankfile)
 
     def apply_packed(self, ranks, threads, ranks_per_node=None):
         '''`ranks` x `threads` packed onto consecutive cores, `ranks_per_node` per node.
 
-        More ranks than cores (paper 000's job-balancing runs) run unbound with
-        --oversubscribe under mpirun; srun gets --overcommit instead.
+        More ranks than cores (paper 000's job-balancing runs) run unbound and oversubscribed.
         '''
         cores = self.node_topology.num_cores
         ranks_per_node = ranks_per_node or ranks
@@ -166,37 +157,15 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
         self.env_vars.update({'OMP_NUM_THREADS': str(threads)})
         if not over:
             self.env_vars.update({'OMP_PLACES': 'cores', 'OMP_PROC_BIND': 'close'})
-        env_names = list(self.env_vars) if self.launcher_name in MPIRUN_LAUNCHERS else []
-        env_names = [n for n in env_names if n.startswith('OMP_')]
-        if self.launcher_name in MPIRUN_LAUNCHERS:
-            if over:
-                opts = ['--bind-to', 'none']
-            else:
-                pe = f':PE={threads}' if threads > 1 else ''
-                opts = ['--map-by', f'ppr:{ranks_per_node}:node{pe}', '--bind-to', 'core']
-            self.job.launcher.options = opts + self.mpirun_extra_options(ranks_per_node * threads, env_names)
-        elif self.launcher_name == 'srun':
-            self.job.launcher.options = ['--overcommit', '--cpu-bind=none'] if over else ['--cpu-bind=cores']
+        launch.apply_packed(self, ranks_per_node, threads, cores, list(self.env_vars))
 
-    def mpirun_extra_options(self, cores_needed_per_node, env_names=()):
-        '''--oversubscribe only when a node has fewer cores than needed; -x for our env vars.'''
-        opts = []
+    def _num_cores(self):
         topology = self.node_topology
-        if topology and cores_needed_per_node > topology.num_cores:
-            opts.append('--oversubscribe')
-        for name in env_names:
-            opts += ['-x', name]
-        return opts
+        return topology.num_cores if topology else None
 
     def launch_prefix(self, num_tasks, options=()):
         '''Command prefix launching `num_tasks` ranks (for extra runs in prerun_cmds).'''
-        opts = ' '.join(shlex.quote(o) for o in options)
-        if self.launcher_name in MPIRUN_LAUNCHERS:
-            extra = ' '.join(self.mpirun_extra_options(num_tasks))
-            return f'{self.launcher_name} -np {num_tasks} {extra} {opts}'.replace('  ', ' ').strip()
-        if self.launcher_name == 'srun':
-            return f'srun -n {num_tasks} {opts}'.strip()
-        return ''
+        return launch.prefix(self, num_tasks, options, self._num_cores())
 
     # -- figures of merit -------------------------------------------------
     def add_fom(self, name, value, unit, direction):

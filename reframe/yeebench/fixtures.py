@@ -1,16 +1,22 @@
-"""Fixtures that provide the suite's own binaries.
+"""Fixtures that provide the suite's own binaries, resolved on the compute node.
 
-Search order for every program: $YEEBENCH_PREFIX/bin, then PATH (a container
-puts them there), else a CMake build of the repository's source folder into the
-fixture's stage directory.  In the `spack` environment the binaries come from the
-activated Spack environment's view only, and the fixture fails with the reason
-when they are not there (a silent fallback would benchmark other binaries).  Checks use
-them as `yee = fixture(SolverBinary, scope='environment')` and then
-`self.yee.paths['yee']`.
+The fixture's build job (ReFrame's build system, run on a node of the partition: `build_locally`
+is off) links every program into `<stage>/bin/`, taking the first of: $YEEBENCH_PREFIX/bin, the
+node's PATH (a container puts them there), else a CMake build of the repository's source folder
+into the stage directory.  Nothing is looked up on the launch host, so a login node without the
+MPI stack or with another CPU gives the same answer as the nodes.  In the `spack` environment the
+binaries come from the activated Spack environment's view only, and the fixture fails with the
+reason when they are not there (a silent fallback would benchmark other binaries).
+
+`SolverBinary` is parameterised by solver backend through its `backends` variable (default: every
+folder solver/src/backends/<name>/): `cpu` provides `yee`, another backend `<name>` provides
+`yee-<name>` on partitions with the `gpu` feature and is optional there: a node without its
+compiler records why (`missing`) instead of failing the CPU checks.  Checks use
+`yee = fixture(SolverBinary, scope='environment')`, then `self.yee.paths['yee']` or
+`self.yee.backend_program('cuda')`.
 """
 import os
 import shlex
-import shutil
 from pathlib import Path
 
 import reframe as rfm
@@ -21,22 +27,55 @@ from reframe.core.builtins import run_before, sanity_function, variable
 from yeebench import spack_env
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+BACKENDS_DIR = REPO_ROOT / 'solver' / 'src' / 'backends'
 
 
-def locate(program, env=None):
-    '''Absolute path of `program` from $YEEBENCH_PREFIX/bin or PATH, else None.'''
-    env = os.environ if env is None else env
-    prefix = env.get('YEEBENCH_PREFIX')
-    if prefix:
-        candidate = Path(prefix) / 'bin' / program
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    found = shutil.which(program, path=env.get('PATH'))
-    return os.path.abspath(found) if found else None
+def solver_backends(root=BACKENDS_DIR):
+    '''The solver's backends: folders of solver/src/backends holding a backend.cmake (or, before the
+    folders carry one, every folder), `cpu` first.'''
+    folders = [p for p in Path(root).iterdir() if p.is_dir()] if Path(root).is_dir() else []
+    registered = [p.name for p in folders if (p / 'backend.cmake').is_file()]
+    names = sorted(registered or [p.name for p in folders])
+    return sorted(names, key=lambda n: n != 'cpu') or ['cpu']
+
+
+def backend_program(backend):
+    '''The solver program a backend builds: `yee` for cpu, `yee-<backend>` for the others.'''
+    return 'yee' if backend == 'cpu' else f'yee-{backend}'
+
+
+def find_or_build_commands(programs, source, cmake_options, jobs, optional=None):
+    '''Shell lines linking each of `programs` into bin/ (prefix, PATH, else one CMake build);
+    `optional` {program: (cmake options, tool the build needs)} are built only where the tool exists,
+    else the reason goes to missing-<program>.txt.'''
+    lines = ['mkdir -p bin', ': > origin.txt']
+    find = ('if [ -n "${{YEEBENCH_PREFIX:-}}" ] && [ -x "$YEEBENCH_PREFIX/bin/{p}" ]; then '
+            'ln -sf "$YEEBENCH_PREFIX/bin/{p}" bin/{p} && echo "{p} prefix-or-path $YEEBENCH_PREFIX/bin/{p}" >> origin.txt; '
+            'elif command -v {p} > /dev/null; then '
+            'ln -sf "$(command -v {p})" bin/{p} && echo "{p} prefix-or-path $(command -v {p})" >> origin.txt; fi')
+    for p in list(programs) + list(optional or {}):
+        lines.append(find.format(p=p))
+    missing = ' || '.join(f'[ ! -e bin/{p} ]' for p in programs)
+    install = '"$PWD/install"'
+    configure = (f'cmake -S {shlex.quote(str(source))} -B build -DCMAKE_INSTALL_PREFIX={install} '
+                 + ' '.join(cmake_options))
+    link = '; '.join(f'ln -sf ../install/bin/{p} bin/{p}; echo "{p} cmake $PWD/install/bin/{p}" >> origin.txt'
+                     for p in programs)
+    lines.append(f'if {missing}; then {configure} && cmake --build build -j {jobs} && cmake --install build '
+                 f'&& {{ {link}; }}; fi')
+    for p, (options, tool) in (optional or {}).items():
+        reason = f'{p}: not in $YEEBENCH_PREFIX/bin or on the node\'s PATH, and no {tool} to build it'
+        lines.append(f'if [ ! -e bin/{p} ]; then if command -v {tool} > /dev/null; then '
+                     f'cmake -S {shlex.quote(str(source))} -B build-{p} -DCMAKE_INSTALL_PREFIX={install} '
+                     f'{" ".join(options)} && cmake --build build-{p} -j {jobs} && cmake --install build-{p} '
+                     f'&& ln -sf ../install/bin/{p} bin/{p} && echo "{p} cmake $PWD/install/bin/{p}" >> origin.txt '
+                     f'|| echo "{p}: the CMake build failed (see the fixture\'s output)" > missing-{p}.txt; '
+                     f'else echo {shlex.quote(reason)} > missing-{p}.txt; fi; fi')
+    return lines
 
 
 class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
-    '''Finds `programs` or builds them from `source_subdir` with CMake.'''
+    '''Finds `programs` on the node or builds them from `source_subdir` with CMake there.'''
 
     #: Programs this fixture provides.
     programs = variable(typ.List[str])
@@ -50,7 +89,7 @@ class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
     #: Parallel build jobs.
     build_jobs = variable(int, value=2)
 
-    #: Result: program name -> absolute path.
+    #: Result: program name -> absolute path (links in the stage directory's bin/).
     paths = variable(typ.Dict[str, str], value={})
 
     #: Result: where the programs came from: 'prefix-or-path', 'spack' or 'cmake'.
@@ -58,47 +97,85 @@ class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
 
     sourcesdir = None
     build_system = 'CustomBuild'
+    # the build job runs on a node of the partition: the launch host may lack compilers and MPI
+    build_locally = False
+
+    def optional_programs(self):
+        '''{program: (cmake options, tool its build needs)} of programs this partition may lack.'''
+        return {}
 
     @run_before('compile')
     def locate_or_build(self):
         if 'spack' in self.current_environ.features:
             self.take_from_spack()
             return
-        found = {p: locate(p) for p in self.programs}
-        if all(found.values()):
-            self.origin = 'prefix-or-path'
-            self.paths = found
-            self.build_system.commands = [f'echo "found {p}: {path}"' for p, path in found.items()]
-            return
-        source = REPO_ROOT / self.source_subdir
-        install = Path(self.stagedir) / 'install'
-        self.origin = 'cmake'
-        self.paths = {p: str(install / 'bin' / p) for p in self.programs}
-        self.build_system.commands = [
-            f'cmake -S {source} -B build -DCMAKE_INSTALL_PREFIX={install} {" ".join(self.cmake_options)}',
-            f'cmake --build build -j {self.build_jobs}',
-            'cmake --install build',
-        ]
+        optional = self.optional_programs()
+        self.paths = {p: os.path.join(self.stagedir, 'bin', p) for p in list(self.programs) + list(optional)}
+        self.build_system.commands = find_or_build_commands(
+            self.programs, REPO_ROOT / self.source_subdir, self.cmake_options, self.build_jobs, optional)
 
     def take_from_spack(self):
         reason = spack_env.missing_reason(self.programs)
         if reason:
+            # the build fails with the reason; the paths only name what would have been there
+            self.paths = {p: os.path.join(self.stagedir, 'bin', p) for p in self.programs}
             self.build_system.commands = [f'echo {shlex.quote(reason)} >&2', 'false']
             return
         self.origin = 'spack'
         self.paths = {p: spack_env.locate(p) for p in self.programs}
         self.build_system.commands = [f'echo "spack view: {p}: {path}"' for p, path in self.paths.items()]
 
+    @run_before('sanity')
+    def read_origin(self):
+        try:
+            with open(os.path.join(self.stagedir, 'origin.txt')) as fh:
+                origins = {line.split()[1] for line in fh if line.split()}
+        except OSError:
+            return
+        self.origin = ','.join(sorted(origins))
+
+    def missing(self, program):
+        '''Why an optional program is absent on this partition's nodes (None when it is there).'''
+        try:
+            with open(os.path.join(self.stagedir, f'missing-{program}.txt')) as fh:
+                return fh.read().strip() or f'{program} is missing'
+        except OSError:
+            return None
+
     @sanity_function
     def programs_exist(self):
-        return sn.all(sn.map(lambda p: sn.assert_true(os.access(p, os.X_OK), f'{p} was not built'),
-                             list(self.paths.values())))
+        return sn.all(sn.map(lambda p: sn.assert_true(os.access(self.paths[p], os.X_OK),
+                                                      f'{self.paths[p]} was not found or built'),
+                             list(self.programs)))
 
 
 class SolverBinary(CMakeOrFoundBinaries):
-    '''The FDTD solver `yee`.'''
+    '''The FDTD solver: `yee`, plus `yee-<backend>` of every other backend on GPU partitions.'''
+
+    #: Solver backends this fixture provides (folders of solver/src/backends).
+    backends = variable(typ.List[str], value=solver_backends())
+
     programs = ['yee']
     source_subdir = 'solver'
+
+    def optional_programs(self):
+        if 'gpu' not in self.current_partition.features:
+            return {}
+        cpu_yee = os.path.join(self.stagedir, 'bin', 'yee')
+        return {backend_program(b): (self.cmake_options + [f'-DYEE_BACKEND={b}', f'-DYEE_CPU_BIN={cpu_yee}'],
+                                     'nvcc' if b == 'cuda' else 'cmake')
+                for b in self.backends if b != 'cpu'}
+
+    def backend_program(self, backend):
+        '''(path, None) of `backend`'s solver on this partition, or (None, why it is not there).'''
+        program = backend_program(backend)
+        if backend not in self.backends:
+            return None, f'no solver backend {backend!r} (backends: {", ".join(self.backends)})'
+        if program not in self.paths:
+            return None, (f'partition {self.current_partition.fullname} has no feature \'gpu\': '
+                          f'{program} is built for GPU partitions only')
+        why = self.missing(program)
+        return (None, why) if why else (self.paths[program], None)
 
 
 class ProbeBinaries(CMakeOrFoundBinaries):

@@ -1,5 +1,5 @@
 """Open MPI component selections (set as OMPI_MCA_* environment variables, so they work
-with mpirun and srun alike) and two-rank layouts for point-to-point runs."""
+with every launcher alike); launcher options are yeebench.launch's."""
 
 # Point-to-point transports of Open MPI 4.x.
 TRANSPORTS = {
@@ -46,11 +46,3 @@ def implementations(collective):
     """Every implementation the collectives check sweeps for `collective`."""
     return ['tuned'] + [f'tuned:{a}' for a in TUNED_ALGORITHMS.get(collective, {})] + ['han', 'basic']
 
-
-def pair_options(launcher, inter_node):
-    """Launcher options placing 2 ranks on one node (adjacent cores) or on two nodes."""
-    if launcher == 'srun':
-        return ['--ntasks-per-node=1' if inter_node else '--ntasks-per-node=2', '--cpu-bind=cores']
-    if launcher in ('mpirun', 'mpiexec'):
-        return ['--map-by', 'ppr:1:node' if inter_node else 'core', '--bind-to', 'core']
-    return []

@@ -1,5 +1,4 @@
 """yeebench.spack_env: programs come from the active Spack environment's view, or a one-line reason."""
-import os
 
 import pytest
 

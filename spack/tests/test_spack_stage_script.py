@@ -48,7 +48,7 @@ def test_a_failing_step_names_its_log_and_shows_the_error_and_reframe_never_runs
     proc = run_stage(tmp_path, PATH=f'{home / "bin"}:/usr/bin:/bin')
     assert proc.returncode == 1
     log = tmp_path / 'state' / 'logs' / 'concretize.log'
-    assert f'[concretize] FAILED after' in proc.stderr and f'log: {log}' in proc.stderr
+    assert '[concretize] FAILED after' in proc.stderr and f'log: {log}' in proc.stderr
     assert 'no version satisfies the constraint @9.9' in proc.stderr
     assert '[reframe]' not in proc.stdout + proc.stderr
     assert not (tmp_path / 'state' / 'ready').exists()

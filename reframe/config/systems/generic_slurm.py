@@ -19,8 +19,12 @@ system = {
         'environs': ['host', 'spack'],
         'max_jobs': 8,                       # jobs ReFrame keeps queued at once
         'time_limit': '20m',
-        'features': ['mpi', 'numactl', 'hwloc'],
-        'env_vars': [['SLURM_MPI_TYPE', 'pmix']],   # srun --mpi=pmix for Open MPI
+        # EDIT: what the compute nodes have (yeebench/capabilities.py lists the features); a check
+        # needing a feature not listed here skips, naming the partition and the feature.
+        'features': ['mpi', 'numactl', 'hwloc', 'osu', 'netpipe'],
+        # OSU_HOME is read on the compute node when the job runs (extras.osu below refers to it).
+        'env_vars': [['SLURM_MPI_TYPE', 'pmix'],    # srun --mpi=pmix for Open MPI
+                     ['OSU_HOME', '/opt/osu-micro-benchmarks']],   # EDIT
         # EDIT: one compute node (the suite's placement and NUMA checks read this).
         # Generate it on a compute node with:
         #   python -c "from yeebench import topology; print(topology.detect().to_reframe_processor())"
@@ -30,6 +34,12 @@ system = {
                          'sockets': ['0xffffffff', '0xffffffff00000000']},
         },
         'extras': {'num_nodes': 4,           # EDIT: nodes the checks may use (>= 2 enables inter-node runs)
-                   'mpi_implementation': 'openmpi'},
+                   'mpi_implementation': 'openmpi',
+                   'llc_bytes': 2 * 32 * 2**20,   # EDIT: last-level cache of one node (all sockets), bytes
+                   # EDIT: where the benchmarks are on the nodes (job-script text: variables allowed)
+                   'osu': {'pt2pt': '$OSU_HOME/libexec/osu-micro-benchmarks/mpi/pt2pt',
+                           'collective': '$OSU_HOME/libexec/osu-micro-benchmarks/mpi/collective',
+                           'cuda': False},
+                   'netpipe': 'NPopenmpi'},
     }],
 }

@@ -6,20 +6,24 @@ only when running as root; --oversubscribe is added per check only when it
 needs more cores than the node has (see yeebench.base).  Container platforms
 are declared for the runtimes found on PATH.  NVIDIA GPUs listed by nvidia-smi
 add the `gpu` feature, a `devices` entry and extras.num_gpus (none of them
-without a GPU).
+without a GPU).  OSU, NetPIPE, numactl and fio are features with their paths in extras
+(yeebench.capabilities), detected here because this machine is both launch host and node.
 """
 import os
 import shutil
 import socket
 
-from yeebench import apptainer, gpus, topology
+from yeebench import apptainer, capabilities, gpus, numa_policy, topology
 
 _topo = topology.detect()
 _gpus = gpus.detect_nvidia()
 _ROOT = hasattr(os, 'geteuid') and os.geteuid() == 0
 
-_features = ['mpi', 'local']
-for tool, feature in (('numactl', 'numactl'), ('lstopo', 'hwloc'), ('hwloc-calc', 'hwloc')):
+# What the node has (OSU, NetPIPE, numactl, fio): detected here, when the configuration is loaded,
+# because on this system the launch host is the compute node; a cluster's system file declares them.
+_found, _tools = capabilities.detect()
+_features = ['mpi', 'local'] + _found
+for tool, feature in (('lstopo', 'hwloc'), ('hwloc-calc', 'hwloc')):
     if shutil.which(tool) and feature not in _features:
         _features.append(feature)
 if _gpus:
@@ -61,7 +65,8 @@ system = {
         'env_vars': _env_vars,
         'container_platforms': _container_platforms,
         'devices': gpus.reframe_devices(_gpus),
-        'extras': {'num_nodes': 1, 'mpi_implementation': 'openmpi',
+        'extras': {'num_nodes': 1, 'mpi_implementation': 'openmpi', **_tools,
+                   'numa_policy_refused': numa_policy.refused_here(),
                    'topology_source': _topo.source, **({'num_gpus': len(_gpus)} if _gpus else {})},
     }],
 }

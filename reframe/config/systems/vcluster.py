@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 
-from yeebench import apptainer
+from yeebench import apptainer, capabilities
 
 _STATE = os.path.join(os.environ.get('YEEBENCH_VCLUSTER_DIR', '/run/yeebench-vcluster'), 'state.json')
 _SUBNET = '10.77.0.0/24'
@@ -75,7 +75,10 @@ _container_platforms = [] if not _apptainer else [
 # gds_ds12_lock_pthread.c"), and Open MPI puts its session directory in the job's TMPDIR (Slurm's
 # TmpFS, <state dir>/tmp; unbound: "ORTE_ERROR_LOG ... session_dir.c"): the state directory holds both.
 # A site lists its SlurmdSpoolDir, TmpFS and interconnect libraries the same way.
-_extras = {'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
+# What the nodes have (OSU, NetPIPE, numactl, fio; yeebench.capabilities): the nodes are network
+# namespaces of this machine with its file system and PATH, so detecting here describes them.
+_found, _tools = capabilities.detect()
+_extras = {**_tools, 'num_nodes': _nodes, 'mpi_implementation': 'openmpi', 'link_rate_bps': _rate,
            'cpus_shared': _shared, 'container_binds': [os.path.dirname(_STATE)]}
 
 
@@ -91,7 +94,7 @@ def _partition(name, launcher, descr, env_vars, features=(), extras=None):
         'environs': ['host'],
         'max_jobs': 1,              # performance jobs must not share the virtual nodes' CPUs
         'time_limit': '10m',
-        'features': ['mpi', 'slurm', 'vcluster', 'hwloc'] + list(features),
+        'features': ['mpi', 'slurm', 'vcluster', 'hwloc'] + _found + list(features),
         'env_vars': _env_vars + env_vars,
         'processor': _processor,
         'container_platforms': _container_platforms,

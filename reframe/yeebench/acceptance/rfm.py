@@ -11,8 +11,6 @@ passes and skips, whose reason ReFrame itself does not record) and printed on
 ReFrame's output as `[acceptance] PASS <check>: <reason>`.
 """
 import os
-import shutil
-import subprocess
 import sys
 
 import reframe as rfm
@@ -21,13 +19,14 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, variable
 from reframe.core.logging import getlogger
 
-SOURCES = os.path.join(os.path.dirname(__file__), "src")
-CUDA_SOURCES = os.path.join(os.path.dirname(__file__), "cuda")
+from yeebench import launch
+
 TOPOLOGY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "config", "topology")
 
 
 class AcceptanceMixin(rfm.RegressionTestPlugin):
-    """Verdict bookkeeping of an acceptance check; mix into a ReFrame test."""
+    """Verdict bookkeeping of an acceptance check; mix in before YeebenchCheck (the suite's one
+    mixin order: plugins first, then the base class), e.g. `class C(AcceptanceMixin, YeebenchCheck)`."""
 
     #: The one-line reason of the verdict (PASS, FAIL or NOT MEASURED).
     acceptance_reason = variable(str, value="", loggable=True)
@@ -46,16 +45,15 @@ class AcceptanceMixin(rfm.RegressionTestPlugin):
     @run_after("setup")
     def _fail_fast(self):
         # one rank dying must end the job (Slurm keeps the others waiting in MPI otherwise)
-        if self.current_partition.launcher_type.registered_name == "srun":
-            self.job.launcher.options = list(self.job.launcher.options) + ["--kill-on-bad-exit=1"]
+        launch.add_options(self, launch.fail_fast_options(self))
 
-    def acceptance_skip_if(self, cond, reason):
-        """Skip (verdict NOT MEASURED) with a reason that also reaches the report."""
-        if cond:
-            self.acceptance_reason = reason
-            self.acceptance_verdict = "NOT MEASURED"
-            getlogger().info(f"[acceptance] NOT MEASURED {self.display_name}: {reason}")
-            self.skip(reason)
+    def skip(self, msg=None):
+        """A skip is the verdict NOT MEASURED, with its reason in the report (the suite's one skip
+        path: YeebenchCheck.skip records it in `observations` too)."""
+        self.acceptance_reason = msg or ""
+        self.acceptance_verdict = "NOT MEASURED"
+        getlogger().info(f"[acceptance] NOT MEASURED {self.display_name}: {msg}")
+        super().skip(msg)
 
     def not_measured(self, reason, details=()):
         """The run worked but measured nothing to vouch for: verdict NOT MEASURED (ReFrame: pass)."""
@@ -83,41 +81,13 @@ def python_command(module):
     return f"{sys.executable} -m {module}"
 
 
-def compiles(cmd, source_text, suffix, timeout=120):
-    """(ok, first error line) of compiling a probe source with `cmd` (list) in a temp dir."""
-    import tempfile
-
-    if not shutil.which(cmd[0]):
-        return False, f"{cmd[0]} not found"
-    with tempfile.TemporaryDirectory(prefix="yeebench-probe-") as tmp:
-        src = os.path.join(tmp, f"probe{suffix}")
-        with open(src, "w") as f:
-            f.write(source_text)
-        try:
-            done = subprocess.run(cmd + [src, "-o", os.path.join(tmp, "probe")], cwd=tmp,
-                                  capture_output=True, text=True, timeout=timeout)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            return False, str(err)
-        if done.returncode == 0:
-            return True, ""
-        lines = [ln for ln in done.stderr.splitlines() if "rror" in ln] or done.stderr.splitlines()
-        return False, (lines[0].strip() if lines else f"exit {done.returncode}")
-
-
 def gpu_present(partition):
-    """(present, why): the partition says it has GPUs, or this host has a working nvidia-smi."""
+    """(present, why) from the partition's `gpu` feature: the system file says what its nodes have
+    (the `local` system detects its GPUs when the configuration loads, there the host is the node)."""
     if "gpu" in getattr(partition, "features", []):
         return True, "partition has the 'gpu' feature"
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return False, "no GPU: nvidia-smi not found and the partition has no 'gpu' feature"
-    try:
-        done = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return False, f"no GPU: nvidia-smi failed ({err})"
-    if done.returncode != 0 or "GPU" not in done.stdout:
-        return False, "no GPU: nvidia-smi -L lists no device"
-    return True, done.stdout.splitlines()[0]
+    name = getattr(partition, "fullname", "this partition")
+    return False, f"no GPU: partition {name} has no 'gpu' feature"
 
 
 def span_all_nodes(test, per_node):

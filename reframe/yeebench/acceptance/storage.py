@@ -85,3 +85,29 @@ def read_method(text):
                                          "pages resident; the file system refused O_DIRECT)"}
     return {"measured": False, "why": f"the file system refused O_DIRECT and {left} of {total} pages stayed "
                                       "in the page cache after dropping them: a read would measure memory"}
+
+
+def main(argv=None):
+    """`python -m yeebench.acceptance.storage HELP_FILE`: the solver's binary per-rank output options
+    from its saved `yee --help` (run in the job, on the node), or exit 1 with the reason."""
+    import sys
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m yeebench.acceptance.storage YEE_HELP_FILE", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[0], errors="replace") as f:
+            opts = solver_io_options(f.read())
+    except OSError as err:
+        print(f"storage: cannot read {argv[0]}: {err.strerror}", file=sys.stderr)
+        return 2
+    if opts is None:
+        print("the solver has no binary per-rank output yet (`yee --help` lists no --output binary / "
+              "--output-strategy per-rank)", file=sys.stderr)
+        return 1
+    print(" ".join(opts))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,5 +1,4 @@
 """GPU support: nvidia-smi detection (stand-in nvidia-smi scripts) and OSU's CUDA device-buffer option."""
-import os
 import stat
 from pathlib import Path
 

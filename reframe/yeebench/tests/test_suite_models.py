@@ -1,12 +1,11 @@
 """Hockney fit, n_1/2, interpolation; references; NetPIPE lookup; MPI selections (OSU: test_osu_*.py)."""
 import json
-import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from yeebench import fits, mpi, pt2pt_foms, references, tools
+from yeebench import fits, launch, mpi, pt2pt_foms, references, tools
 from yeebench.parsers import netpipe, osu
 
 DATA = Path(__file__).parent / 'data'
@@ -91,9 +90,9 @@ def test_collective_selections():
 
 
 def test_pair_options():
-    assert mpi.pair_options('mpirun', False) == ['--map-by', 'core', '--bind-to', 'core']
-    assert mpi.pair_options('srun', True) == ['--ntasks-per-node=1', '--cpu-bind=cores']
-    assert mpi.pair_options('local', True) == []
+    assert launch.pair_options('mpirun', False) == ['--map-by', 'core', '--bind-to', 'core']
+    assert launch.pair_options('srun', True) == ['--ntasks-per-node=1', '--cpu-bind=cores']
+    assert launch.pair_options('local', True) == []
 
 
 def test_best_at_or_above():

@@ -47,7 +47,7 @@ def cmd_up(args) -> int:
         + f", MTU {layout.mtu}"
     print(f"vcluster up in {seconds:.1f} s: {len(layout.nodes)} nodes "
           f"({', '.join(f'{n.name}={n.addr} cpus {n.cpus}' for n in layout.nodes)}), {rate}")
-    print(f"  run commands on the head node:  yeebench vcluster exec -- sinfo")
+    print("  run commands on the head node:  yeebench vcluster exec -- sinfo")
     print(f"  SLURM_CONF={layout.slurm_conf}")
     return 0
 

@@ -3,7 +3,7 @@ import os
 import shutil
 import subprocess
 import time
-from typing import List, Optional
+from typing import List
 
 from . import cpusets, daemons, netns, owner, state
 from .layout import HEAD_NAME, SWITCH_NETNS, Layout, hosts_text, slurm_conf_text

@@ -15,7 +15,7 @@ from . import cluster, preflight, verify
 from .layout import make_layout
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-OWN_CHECK = "reframe/yeebench/vcluster/checks/vcluster_pt2pt.py"
+OWN_CHECK = "reframe/checks/vcluster_pt2pt.py"
 SUITE_PT2PT = "reframe/checks/pt2pt.py"
 # The suite's own NetPIPE and OSU pairs (run unchanged; the OSU ones skip, with the reason, where
 # OSU is not found).  NetPIPE repeats are fixed so a 4 MiB sweep stays short; OSU stops at 1 MiB

@@ -9,7 +9,7 @@ Input: an ingested run (`yeebench results ingest` -> RUN_DIR/rows.jsonl) or a Re
 import json
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 # (check, bandwidth metric, latency metric) pairs whose intra/inter rows are compared, in order of
 # preference for the rate check: the vcluster check's bw_large first, then the suite's figures.

@@ -8,7 +8,7 @@ import pytest
 from yeebench.acceptance import scaling
 from yeebench.acceptance.scaling import analyse, powers_of_two_upto, summary
 
-SRC = os.path.join(os.path.dirname(__file__), "..", "src")
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "checks", "src", "acceptance")
 
 
 def test_paper_like_curve_has_knee_past_twelve():

@@ -6,8 +6,8 @@ import subprocess
 import pytest
 
 HERE = os.path.dirname(__file__)
-CUDA = os.path.join(HERE, "..", "cuda")
-SRC = os.path.join(HERE, "..", "src")
+CUDA = os.path.join(HERE, "..", "..", "..", "checks", "src", "cuda")
+SRC = os.path.join(HERE, "..", "..", "..", "checks", "src", "acceptance")
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.access("/usr/local/bin/nvcc", os.X_OK) else None)
 ARCH = ["-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_80,code=compute_80"]
 

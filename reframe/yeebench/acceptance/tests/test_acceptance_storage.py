@@ -81,3 +81,18 @@ def test_dropping_a_file_from_the_page_cache(tmp_path):
     done = subprocess.run([sys.executable, "-m", "yeebench.acceptance.pagecache", "drop", str(tmp_path / "no")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "No such file" in done.stderr
+
+
+def test_solver_io_options_are_read_in_the_job_from_the_saved_help(tmp_path):
+    # the job runs `yee --help > yee-help.txt` on the node and this module turns it into options
+    help_file = tmp_path / "yee-help.txt"
+    help_file.write_text("--output none|binary\n--output-strategy root|per-rank|shared\n--output-fsync\n")
+    cmd = [sys.executable, "-m", "yeebench.acceptance.storage", str(help_file)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.split() == ["--output", "binary", "--output-strategy",
+                                                            "per-rank", "--output-fsync"]
+    help_file.write_text("--output none|ascii\n")
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 1 and "no binary per-rank output" in done.stderr and done.stdout == ""
+    done = subprocess.run(cmd[:-1] + [str(tmp_path / "absent")], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1

@@ -8,7 +8,7 @@ would be at the mercy of one descheduled rank on a busy machine. The peak over a
 (`bw_peak`) is reported too: on a shaped link it is inflated by the bucket and is not a rate.
 
     yeebench vcluster exec -- reframe -C reframe/config/settings.py \
-        -c reframe/yeebench/vcluster/checks/vcluster_pt2pt.py --system vcluster -r
+        -c reframe/checks/vcluster_pt2pt.py --system vcluster -r
 """
 import os
 
@@ -16,6 +16,8 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, performance_function, run_after, sanity_function, variable
+
+from yeebench import launch
 
 NETPIPE_MBPS = 2 ** 20 / 8 / 1e6      # NetPIPE "Mbps" (2^20 bit/s) -> MB/s (10^6 B/s)
 
@@ -64,8 +66,8 @@ class VclusterNetPIPE(rfm.RunOnlyRegressionTest):
 
     @run_after('setup')
     def one_rank_per_node(self):
-        if self.locality == 'inter' and self.current_partition.launcher_type.registered_name == 'mpirun':
-            self.job.launcher.options = ['--map-by', 'ppr:1:node']
+        if self.locality == 'inter':
+            launch.apply_one_per_node(self)
 
     def rows(self):
         return read_np_out(os.path.join(self.stagedir, 'np.out'))
