@@ -74,7 +74,8 @@ def _summary(run, verdicts):
         check_verdicts = [verdicts[k]["verdict"] for k, _ in groups if k in verdicts]
         worst = min(check_verdicts, key=VERDICT_ORDER.index) if check_verdicts else None
         counts = OrderedDict((v, check_verdicts.count(v)) for v in VERDICT_ORDER if check_verdicts.count(v))
-        papers = [{"paper": p.paper, "value": _fmt(float(p.value)), "unit": p.unit, "what": p.what}
+        papers = [{"paper": p.paper, "item": p.item, "value": _fmt(float(p.value)), "unit": p.unit,
+                   "what": p.what, "href": f"{p.page}#{p.anchor}"}
                   for p in paper_figures.for_row(row_for_paper)]
         lines.append({
             "check": check, "metric": metric, "case": _short_case(key[4], cases),
