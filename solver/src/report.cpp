@@ -83,7 +83,12 @@ std::string report_json(const ReportContext& ctx) {
     << ", \"diag\": " << num(ph[kDiag]) << ", \"io\": " << num(ph[kIo]) << ", \"total\": " << num(total) << "}"
     << ", \"bytes_per_cell\": " << bpc << ", \"achieved_gbs\": " << num(double(bpc) * updates / total / 1e9)
     << ", \"halo_bytes\": " << num(r.halo_bytes) << ", \"halo_bytes_per_step\": " << num(r.halo_bytes / double(o.steps))
-    << ", \"halo_share\": " << num(total > 0 ? ph[kHalo] / total : 0.0) << ", \"time_block\": " << time_block_json(o, r)
+    << ", \"halo_share\": " << num(total > 0 ? ph[kHalo] / total : 0.0)
+    << ", \"halo_messages\": " << num(r.halo_messages)
+    << ", \"halo_messages_per_step\": " << num(r.halo_messages / double(o.steps))
+    << ", \"halo_message_bytes_mean\": " << num(r.halo_messages > 0 ? r.halo_bytes / r.halo_messages : 0.0)
+    << ", \"halo_seconds_per_step\": " << num(ph[kHalo] / double(o.steps))
+    << ", \"halo_seconds_per_message\": " << num(r.halo_seconds_per_message) << ", \"time_block\": " << time_block_json(o, r)
     << ", \"energy\": " << num(r.energy) << ", \"energy_series\": [";
   for (std::size_t i = 0; i < r.energy_series.size(); ++i)
     j << (i ? ", " : "") << "[" << r.energy_series[i].first << ", " << num(r.energy_series[i].second) << "]";

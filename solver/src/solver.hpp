@@ -23,6 +23,8 @@ struct RunResult {
   std::vector<double> probes;        // rank 0: steps x probes, row-major
   double field_bytes = 0.0;          // this rank's field arrays
   double halo_bytes = 0.0;           // all ranks, whole loop
+  double halo_messages = 0.0;        // messages sent by all ranks, whole loop
+  double halo_seconds_per_message = 0.0;  // max over ranks of its halo time / its messages
   std::string device;                // rank 0's compute device ("host" on the CPU backend)
   std::string halo_path;             // host | staged | cuda-aware
   io::IoTotals io;                   // field output (rank 0: sums over ranks)

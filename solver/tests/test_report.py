@@ -52,6 +52,17 @@ check(all(len(l.split(",")) == 4 for l in lines[1:]), "probe CSV rows complete")
 
 hb = rep["halo_bytes"] / rep["steps"]
 check(rep["halo_bytes"] > 0 and abs(rep["halo_bytes_per_step"] - hb) <= 1e-9 * hb, "halo_bytes_per_step = halo_bytes/steps")
+# Message statistics (paper 002, Table 1): 2 ranks split along one axis, each with one neighbour, send
+# one message per step (H up from the lower rank, E down from the upper), 2 tangential components of a face.
+check(rep["halo_messages"] == 2 * rep["steps"] and rep["halo_messages_per_step"] == 2,
+      "halo_messages: one message per rank per step (%s)" % rep["halo_messages"])
+face = {0: 10 * 8, 1: 12 * 8, 2: 12 * 10}[[a for a in range(3) if rep["dims"][a] == 2][0]]
+check(rep["halo_message_bytes_mean"] == 2 * face * 4 == rep["halo_bytes"] / rep["halo_messages"],
+      "halo_message_bytes_mean: 2 components x face cells x 4 B (%s)" % rep["halo_message_bytes_mean"])
+check(abs(rep["halo_seconds_per_step"] - sec["halo"] / rep["steps"]) <= 1e-12 + 1e-9 * sec["halo"],
+      "halo_seconds_per_step = seconds.halo / steps")
+check(0 < rep["halo_seconds_per_message"] <= sec["halo"] / rep["steps"] * (1 + 1e-9) + 1e-12,
+      "halo_seconds_per_message: a rank's halo time over its %d messages, at most the slowest rank's" % rep["steps"])
 check(abs(rep["halo_share"] - sec["halo"] / sec["total"]) <= 1e-9 and rep["time_block"] is None,
       "halo_share = seconds.halo/total; time_block null for the fused kernel")
 rc, out, err = run(["--nx", 12, "--ny", 10, "--nz", 8, "--steps", 30, "--kernel", "wavefront", "--time-block", 3,
