@@ -40,6 +40,7 @@ check([lvl for lvl, _ in rep["energy_series"]] == [0, 10, 20, 29], "energy every
 pl = rep["placement"]
 check([p["rank"] for p in pl] == [0, 1] and all(p["cpus"] and p["host"] and p["numa_nodes"] for p in pl),
       "placement: one entry per rank with host, cpus, numa_nodes")
+check(all(set(p["cpus"]) <= set(p["thread_cpus"]) for p in pl), "thread_cpus: the main thread's CPUs among them")
 check(all(p["peak_rss_bytes"] > p["field_bytes"] > 0 for p in pl) and rep["peak_rss_bytes"] >= rep["field_bytes"],
       "peak RSS and field bytes per rank")
 b = rep["build"]
