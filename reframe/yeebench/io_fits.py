@@ -83,6 +83,10 @@ def extrapolate(fits, n, ranks):
     A measured process count is answered by its own fit; others by the power law through
     every fitted count's prediction at N (FitError when a prediction is not positive).
     """
+    flat = sorted(p for p, f in fits.items() if f.b <= 0)
+    if flat:
+        raise FitError(f"the time does not grow with N^3 at {', '.join(map(str, flat))} rank(s): the sizes are "
+                       "too small to time the output; use larger sizes")
     if ranks in fits:
         return evaluate(fits[ranks], n)
     at_n = [(p, evaluate(f, n)) for p, f in sorted(fits.items())]

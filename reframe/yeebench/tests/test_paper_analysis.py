@@ -42,6 +42,12 @@ def test_extrapolation_follows_a_power_law_in_ranks():
     assert io_fits.extrapolate(fits, n, 4) == pytest.approx(io_fits.evaluate(fits[4], n))
 
 
+def test_no_extrapolation_from_a_fit_whose_time_does_not_grow_with_size():
+    fits = io_fits.fit_by_ranks([(1, 20, 0.5), (1, 30, 0.4), (2, 20, 0.5), (2, 30, 0.7)])
+    with pytest.raises(FitError, match="does not grow with N.3 at 1 rank"):
+        io_fits.extrapolate(fits, 30, 16)
+
+
 def test_extrapolation_needs_two_rank_counts():
     fits = io_fits.fit_by_ranks([(1, 30, 0.1), (1, 60, 0.5), (2, 30, 0.2)])   # 2 ranks: one size only
     assert list(fits) == [1]
