@@ -94,3 +94,30 @@ def extrapolate(fits, n, ranks):
         raise FitError(f"a fit predicts no positive time at N={n}; cannot extend it over process counts")
     power = fit_power([p for p, _ in at_n], [t for _, t in at_n])
     return power.c * float(ranks) ** power.k
+
+
+#: Named size sweeps (N, cells per axis per process): the paper's 17 sizes, and a quick one for small machines.
+SIZE_SWEEPS = {"paper": list(range(30, 191, 10)), "quick": [20, 30, 40]}
+
+
+def parse_sizes(text):
+    """A named sweep (paper, quick) or a comma list of N >= 4, sorted (ValueError naming the problem)."""
+    if text in SIZE_SWEEPS:
+        return list(SIZE_SWEEPS[text])
+    try:
+        sizes = sorted({int(s) for s in str(text).split(",")})
+    except ValueError:
+        raise ValueError(f"sizes={text!r}: expected {' or '.join(SIZE_SWEEPS)} or a comma list of integers") from None
+    if not sizes or sizes[0] < 4:
+        raise ValueError(f"sizes={text!r}: every N must be >= 4")
+    return sizes
+
+
+def rank_counts(cores, nodes, oversubscribe=False):
+    """1, 2, 4 ... up to the cores of all nodes (twice that when oversubscribing is allowed)."""
+    limit = cores * nodes * (2 if oversubscribe else 1)
+    counts, p = [], 1
+    while p <= limit:
+        counts.append(p)
+        p *= 2
+    return counts

@@ -83,3 +83,13 @@ def test_efficiency_against_the_smallest_node_count():
     assert eff == {4: pytest.approx(100.0), 8: pytest.approx(90.0), 18: pytest.approx(90.0)}
     with pytest.raises(comparisons.ComparisonError):
         comparisons.efficiency_against_smallest({})
+
+
+def test_size_sweeps_and_rank_counts():
+    assert io_fits.parse_sizes("paper") == PAPER_SIZES and len(PAPER_SIZES) == 17
+    assert io_fits.parse_sizes("60,30,60") == [30, 60]
+    for bad, why in (("big", "comma list"), ("30,2", ">= 4"), ("", "comma list")):
+        with pytest.raises(ValueError, match=why):
+            io_fits.parse_sizes(bad)
+    assert io_fits.rank_counts(2, 1) == [1, 2] and io_fits.rank_counts(2, 3) == [1, 2, 4]
+    assert io_fits.rank_counts(2, 3, oversubscribe=True) == [1, 2, 4, 8, 16][:4]
