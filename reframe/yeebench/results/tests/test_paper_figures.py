@@ -94,21 +94,32 @@ def test_every_table_and_figure_of_the_papers_has_a_row():
 
 
 def test_for_row_gives_the_published_value_and_its_page():
-    row = {"check": "FdtdBindingSweep", "metric": "mcells_per_s", "parameters": {"placement": "per-core"}}
+    row = {"check": "FdtdBindingSweep", "metric": "per_core_mcells_per_s", "parameters": {}}
     (fig,) = pf.for_row(row)
     assert (fig.paper, fig.value, fig.unit, fig.page, fig.anchor) == (
         "000", 2700, "Mcells/s", "reframe/papers/000.md", "fig-6-per-core")
     assert pf.for_row(dict(row, metric="halo_share")) == []
-    assert pf.for_row(dict(row, parameters={"placement": "per-numa"})) == []
+    # a published value belongs to its case: paper 002's 8-process bytes only beside ranks=8
+    stats = {"check": "FdtdMessageStats", "metric": "halo_bytes_per_step", "parameters": {"ranks": 8}}
+    assert [f.value for f in pf.for_row(stats)] == [196244]
+    assert pf.for_row(dict(stats, parameters={"ranks": 4})) == []
 
 
 def test_report_links_the_published_figure_to_its_page(tmp_path):
     from results_testutil import run_cli, synthetic_run
-    run = synthetic_run(tmp_path, "r1", {"mcells_per_s": [2000, 2100, 2050]}, check="FdtdBindingSweep",
-                        params={"placement": "per-core"}, directions={"mcells_per_s": "higher"},
+    run = synthetic_run(tmp_path, "r1", {"mcells_per_s": [2000, 2100, 2050]}, check="FdtdNumaSweep",
+                        params={"placement": "per-socket"}, directions={"mcells_per_s": "higher"},
                         units={"mcells_per_s": "Mcells/s"})
     out = tmp_path / "report.html"
     proc = run_cli("results", "report", run, "-o", out)
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
-    assert '<a href="reframe/papers/000.md#fig-6-per-core">paper 000, Fig. 6 (per core)</a>: <b>2700</b>' in text
+    assert '<a href="reframe/papers/000.md#fig-7-with-numa">paper 000, Fig. 7 (with NUMA)</a>: <b>5400</b>' not in text
+    run = synthetic_run(tmp_path, "r2", {"localalloc_mcells_per_s": [2000, 2100]}, check="FdtdNumaSweep",
+                        params={"placement": "per-socket"}, directions={"localalloc_mcells_per_s": "higher"},
+                        units={"localalloc_mcells_per_s": "Mcells/s"})
+    proc = run_cli("results", "report", run, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert '<a href="reframe/papers/000.md#fig-7-with-numa">paper 000, Fig. 7 (with NUMA)</a>: <b>5400</b>' in text
+    assert "here localalloc_mcells_per_s <b>2050</b> Mcells/s" in text

@@ -134,7 +134,9 @@ def test_summary_puts_the_papers_figure_beside_ours():
                        ("OsuPt2Pt", dict(inter, transport="shm"), "peak_bw", "MB/s", "higher", [9000])])
     (line,) = report._summary(sources.RowSource("r", rows, []), {})
     assert line["metric"] == "latency_1B" and line["value"] == "0.45" and "transport=shm" in line["case"]
-    assert [(p["paper"], p["value"]) for p in line["papers"]] == [("002", "3.19")]
+    # the paper's figure beside each case that measures it (one per transport here)
+    assert [(p["paper"], p["value"], p["ours"]) for p in line["papers"]] == [("002", "3.19", "0.45"),
+                                                                            ("002", "3.19", "9.5")]
 
 
 def _chromium():
