@@ -301,6 +301,10 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
   double loop = MPI_Wtime() - t0;
 
   MPI_Reduce(tm.seconds, res.max_seconds.seconds, kNumPhases, MPI_DOUBLE, MPI_MAX, 0, cart);
+  MPI_Reduce(tm.seconds, res.mean_seconds.seconds, kNumPhases, MPI_DOUBLE, MPI_SUM, 0, cart);
+  MPI_Reduce(&loop, &res.mean_total_seconds, 1, MPI_DOUBLE, MPI_SUM, 0, cart);
+  for (double& s : res.mean_seconds.seconds) s /= double(size);
+  res.mean_total_seconds /= double(size);
   MPI_Allreduce(MPI_IN_PLACE, &loop, 1, MPI_DOUBLE, MPI_MAX, cart);
   res.total_seconds = loop;
   double hb = halo.bytes_sent() - bytes_before_loop;

@@ -16,6 +16,8 @@ namespace yee {
 struct RunResult {
   PhaseTimers max_seconds;           // max over ranks per phase
   double total_seconds = 0.0;        // time-stepping loop, max over ranks
+  PhaseTimers mean_seconds;          // mean over ranks per phase (an MPI profile's view: phases add up)
+  double mean_total_seconds = 0.0;   // the loop, mean over ranks
   double energy = 0.0;               // discrete energy at the last diagnosed level
   std::vector<std::pair<long, double>> energy_series;  // (time level, energy)
   std::uint64_t checksum = 0;

@@ -30,6 +30,11 @@ check(rep["ranks"] == 2 and rep["dims"][0] * rep["dims"][1] * rep["dims"][2] == 
 for k in ("update_h", "update_e", "halo", "reduce", "io", "total"):
     check(isinstance(rep["seconds"].get(k), float) and rep["seconds"][k] >= 0, "seconds.%s present" % k)
 sec = rep["seconds"]
+mean = rep["seconds_mean"]
+check(all(0 <= mean[k] <= sec[k] * (1 + 1e-9) + 1e-12 for k in ("update", "halo", "reduce", "io", "total")),
+      "seconds_mean: each phase's mean over ranks at most its maximum")
+check(mean["update"] + mean["halo"] + mean["reduce"] + mean["diag"] + mean["io"] <= mean["total"] * 1.05 + 1e-3,
+      "seconds_mean: the phases add up to at most the loop")
 check(sec["total"] > 0 and sec["update"] <= sec["total"] * 1.05 + 1e-3, "phase times fit in the loop time")
 mc = rep["cells"] * rep["steps"] / sec["total"] / 1e6
 check(abs(rep["mcells_per_s"] - mc) <= 1e-9 * mc, "mcells_per_s = cells*steps/total/1e6")
