@@ -85,5 +85,5 @@ def same_work(reports):
             for name, r in reports.items()}
     if len(set(keys.values())) <= 1:
         return []
-    return [f'cases differ in (grid, steps, ranks x threads): '
+    return ['cases differ in (grid, steps, ranks x threads): '
             + '; '.join(f'{n}: {k[0]}, {k[1]} steps, {k[2]} workers' for n, k in sorted(keys.items()))]

@@ -70,7 +70,6 @@ def _summary(run, verdicts):
         direction = cases[0][1][0]["direction"]
         key, value = _best(cases, direction)
         sample = dict(cases[0][1][0])
-        row_for_paper = dict(sample, parameters=next(rows for k, rows in cases if k == key)[0]["parameters"])
         check_verdicts = [verdicts[k]["verdict"] for k, _ in groups if k in verdicts]
         worst = min(check_verdicts, key=VERDICT_ORDER.index) if check_verdicts else None
         counts = OrderedDict((v, check_verdicts.count(v)) for v in VERDICT_ORDER if check_verdicts.count(v))

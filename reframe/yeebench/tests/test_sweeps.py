@@ -16,7 +16,7 @@ def test_commands_interleave_rounds_and_name_their_reports():
     assert lines[0] == ('env OMP_NUM_THREADS=4 mpirun -np 2 --map-by ppr:1:node /opt/yee --n 96 --steps 100 '
                         '--report case-per_node-r0.json')
     assert lines[1].startswith('env OMP_NUM_THREADS=1 mpirun -np 8 --map-by ppr:4:node numactl --localalloc /opt/yee')
-    assert [l.rsplit(' ', 1)[1] for l in lines] == ['case-per_node-r0.json', 'case-per_core-r0.json',
+    assert [line.rsplit(' ', 1)[1] for line in lines] == ['case-per_node-r0.json', 'case-per_core-r0.json',
                                                     'case-per_node-r1.json', 'case-per_core-r1.json']
     with pytest.raises(sweeps.SweepError, match='rounds'):
         sweeps.commands(CASES, 'yee', [], rounds=0)

@@ -36,7 +36,6 @@ def test_pairmatrix_rejects_bad_arguments(tmp_path):
 
 def _has_multicast_interface():
     """An up, multicast-capable, non-loopback interface with an IPv4 address (what mcast picks)."""
-    import socket
     for name in os.listdir("/sys/class/net"):
         try:
             flags = int(open(f"/sys/class/net/{name}/flags").read(), 16)
