@@ -123,3 +123,13 @@ def test_report_links_the_published_figure_to_its_page(tmp_path):
     text = out.read_text()
     assert '<a href="reframe/papers/000.md#fig-7-with-numa">paper 000, Fig. 7 (with NUMA)</a>: <b>5400</b>' in text
     assert "here localalloc_mcells_per_s <b>2050</b> Mcells/s" in text
+
+
+def test_every_named_check_exists_in_the_check_files():
+    import re
+    defined = set()
+    for path in (REFRAME / "checks").glob("*.py"):
+        defined |= set(re.findall(r"^class (\w+)\(", path.read_text(), re.M))
+    # a row may name a command instead (`yeebench acceptance availability`)
+    missing = sorted({e.check for e in pf.EXPERIMENTS if e.check and " " not in e.check} - defined)
+    assert not missing, f"rows name checks that reframe/checks does not define: {missing}"
