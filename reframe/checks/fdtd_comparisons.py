@@ -156,6 +156,10 @@ class FdtdNodeScaling(_PlacedSweep):
                 cases.append(self.layout_case(f'nodes-{n}', layout))
         return cases
 
+    def work_problems(self, best):
+        # one grid and step count on every node count; the workers grow with the nodes by design
+        return sweeps.same_work({n: dict(r, ranks=1, threads=1) for n, r in best.items()})
+
     def collect_sweep_foms(self):
         rates = {int(n.split('-')[1]): r['mcells_per_s'] for n, r in self.best.items()}
         eff = comparisons.efficiency_against_smallest(rates)
