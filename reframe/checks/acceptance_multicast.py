@@ -9,7 +9,9 @@ network) or when the network or kernel refuses multicast (the probe's SKIP reaso
 interface, a socket option refused, a join refused).
 FOMs: multicast_delivered (% of datagrams, worst receiver of the worst round), multicast_mbps_1
 and multicast_mbps_all (the slowest receiver's rate with one receiver and with all),
-multicast_scaling (x: all over one; 1 = the fabric replicates for free).
+multicast_scaling (x: all over one; 1 = the fabric replicates for free). Rank 0 sends as fast as it
+can in every round, so the rates follow the sender and the machine's load too: on shared virtual nodes
+the scaling was measured both below and above 1 (0.04-1.7), which says those nodes cannot show it.
 """
 import os
 import shlex
