@@ -113,6 +113,44 @@ def apply_packed(test, ranks_per_node, threads, num_cores, env_names):
         set_options(test, ['--overcommit', '--cpu-bind=none'] if over else ['--cpu-bind=cores'])
 
 
+def layout_options(test, layout, num_cores, env_names=()):
+    '''Launcher options realising a placement Layout, for an extra run (`prefix`); nothing is set on the job.'''
+    fam = family(partition_launcher(test))
+    if fam == 'mpirun':
+        return layout.openmpi_options() + oversubscribe_options(layout.ranks_per_node * layout.threads, num_cores,
+                                                                list(env_names))
+    if fam == 'srun':
+        return layout.srun_options()
+    return []
+
+
+def spread_unbound_options(test, ranks_per_node, cpus_per_task, env_names=()):
+    '''`ranks_per_node` ranks on each node, none bound: the scheduler places threads and pages freely.'''
+    fam = family(partition_launcher(test))
+    if fam == 'mpirun':
+        opts = ['--map-by', f'ppr:{ranks_per_node}:node', '--bind-to', 'none']
+        for name in env_names:
+            opts += ['-x', name]
+        return opts
+    if fam == 'srun':
+        return [f'--ntasks-per-node={ranks_per_node}', f'--cpus-per-task={cpus_per_task}', '--cpu-bind=none']
+    return []
+
+
+def packed_options(test, ranks_per_node, num_cores, env_names=()):
+    '''Single-threaded ranks, `ranks_per_node` on consecutive cores of each node (packing comparisons);
+    more than the cores run unbound.'''
+    fam = family(partition_launcher(test))
+    over = ranks_per_node > num_cores
+    if fam == 'mpirun':
+        opts = ['--map-by', f'ppr:{ranks_per_node}:node', '--bind-to', 'none' if over else 'core']
+        return opts + oversubscribe_options(ranks_per_node, num_cores, list(env_names))
+    if fam == 'srun':
+        return [f'--ntasks-per-node={ranks_per_node}'] + (['--overcommit', '--cpu-bind=none'] if over
+                                                         else ['--cpu-bind=cores'])
+    return []
+
+
 def apply_unbound(test, env_names=()):
     '''No launcher binding (a wrapper such as numactl sets the CPUs); env vars forwarded.'''
     fam = family(job_launcher(test))

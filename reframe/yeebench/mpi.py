@@ -17,13 +17,17 @@ TUNED_ALGORITHMS = {
     'alltoall': {'pairwise': 2, 'bruck': 3, 'linear': 1},
 }
 _BASE = 'self,basic,libnbc'
+#: coll components an Open MPI build may lack (checked with ompi_info on the compute node).
+OPTIONAL_COMPONENTS = ('ucc', 'hcoll')
 
 
 def collective_env(collective, implementation):
     """OMPI_MCA_* settings selecting `implementation` for `collective`.
 
     implementation: 'tuned' (its own decision rules), 'tuned:<algorithm>' (forced),
-    'han' (hierarchical), 'basic' (linear reference algorithms).
+    'han' (hierarchical), 'basic' (linear reference algorithms), 'ucc' and 'hcoll' (the UCC and
+    HCOLL components, today's successors of paper 004's FCA, where Open MPI was built with them:
+    `ompi_info --parsable | grep ^mca:coll:ucc:`).
     """
     if implementation == 'basic':
         return {'OMPI_MCA_coll': _BASE}
@@ -31,6 +35,9 @@ def collective_env(collective, implementation):
         return {'OMPI_MCA_coll': f'{_BASE},tuned,sm,han', 'OMPI_MCA_coll_han_priority': '100'}
     if implementation == 'tuned':
         return {'OMPI_MCA_coll': f'{_BASE},tuned'}
+    if implementation in OPTIONAL_COMPONENTS:
+        return {'OMPI_MCA_coll': f'{_BASE},tuned,{implementation}',
+                f'OMPI_MCA_coll_{implementation}_enable': '1', f'OMPI_MCA_coll_{implementation}_priority': '100'}
     if implementation.startswith('tuned:'):
         name = implementation.split(':', 1)[1]
         algorithms = TUNED_ALGORITHMS.get(collective, {})

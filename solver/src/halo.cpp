@@ -89,6 +89,7 @@ void Halo<T>::finish(Fields<T>& f, bool e_down) {
     reqs_.emplace_back();
     MPI_Isend(mpi_send(a), int(count), type_, to, a, cart_, &reqs_.back());
     bytes_ += double(count) * sizeof(T);
+    ++messages_;
   }
   MPI_Waitall(int(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
   reqs_.clear();
@@ -157,6 +158,7 @@ void Halo<T>::exchange_deep(Fields<T>& f, long depth) {
       reqs_.emplace_back();
       MPI_Isend(deep_send_[s].data(), int(count), type_, nb[s], s == 0 ? 20 + a : 10 + a, cart_, &reqs_.back());
       bytes_ += double(count) * sizeof(T);
+      ++messages_;
     }
     MPI_Waitall(int(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
     reqs_.clear();

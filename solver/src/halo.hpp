@@ -37,6 +37,7 @@ class Halo {
   // Normal E component upwards (only for div E, which reads E at index-1).
   void exchange_e_up(Fields<T>& f);
   double bytes_sent() const { return bytes_; }
+  long messages_sent() const { return messages_; }  // counted where bytes_sent is
   // "host" (messages in host memory), "staged" (device -> host copy -> MPI) or "cuda-aware".
   const char* path() const { return staged_ ? "staged" : on_device_ ? "cuda-aware" : "host"; }
 
@@ -58,6 +59,7 @@ class Halo {
   std::vector<T> deep_send_[2], deep_recv_[2];  // exchange_deep, toward lower [0] and upper [1]
   std::vector<MPI_Request> reqs_;
   double bytes_ = 0.0;
+  long messages_ = 0;
 };
 
 }  // namespace yee

@@ -23,6 +23,19 @@ std::vector<int> affinity_cpus() {
   return cpus;
 }
 
+// Union of every OpenMP thread's CPU set: with bound threads (OMP_PROC_BIND) the main thread alone
+// holds one core, while the rank occupies all of its threads' cores.
+std::vector<int> thread_cpus() {
+  std::set<int> all;
+#pragma omp parallel
+  {
+    const std::vector<int> mine = affinity_cpus();
+#pragma omp critical(yee_thread_cpus)
+    all.insert(mine.begin(), mine.end());
+  }
+  return std::vector<int>(all.begin(), all.end());
+}
+
 // Parses a Linux cpulist ("0-3,8,10-11").
 std::set<int> parse_cpulist(const std::string& s) {
   std::set<int> out;
@@ -97,6 +110,7 @@ std::string gather_placement(MPI_Comm comm, double field_bytes, double* max_rss,
   const double rss = peak_rss_bytes();
   std::ostringstream o;
   o << "{\"rank\": " << rank << ", \"host\": \"" << json_escape(host) << "\", \"cpus\": " << json_ints(cpus)
+    << ", \"thread_cpus\": " << json_ints(thread_cpus())
     << ", \"numa_nodes\": " << json_ints(numa_nodes_of(cpus)) << ", \"peak_rss_bytes\": " << (long long)rss
     << ", \"field_bytes\": " << (long long)field_bytes << "}";
   const std::string mine = o.str();

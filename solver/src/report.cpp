@@ -59,6 +59,14 @@ std::string time_block_json(const Options& o, const RunResult& r) {
 std::string report_json(const ReportContext& ctx) {
   const Options& o = *ctx.opt;
   const RunResult& r = *ctx.res;
+  // the same phases as "seconds", from another reduction over ranks
+  auto phases_json = [](const double* p, double loop) {
+    std::ostringstream s;
+    s << "{\"update\": " << num(p[kUpdateH] + p[kUpdateE] + p[kUpdateFused] + p[kSource])
+      << ", \"halo\": " << num(p[kHalo]) << ", \"reduce\": " << num(p[kReduce]) << ", \"diag\": " << num(p[kDiag])
+      << ", \"io\": " << num(p[kIo]) << ", \"total\": " << num(loop) << "}";
+    return s.str();
+  };
   const double cells = double(o.n[0]) * double(o.n[1]) * double(o.n[2]);
   const double updates = cells * double(o.steps);
   const double total = r.total_seconds;
@@ -82,9 +90,15 @@ std::string report_json(const ReportContext& ctx) {
     << ", \"update\": " << num(ph[kUpdateH] + ph[kUpdateE] + ph[kUpdateFused] + ph[kSource])
     << ", \"source\": " << num(ph[kSource]) << ", \"halo\": " << num(ph[kHalo]) << ", \"reduce\": " << num(ph[kReduce])
     << ", \"diag\": " << num(ph[kDiag]) << ", \"io\": " << num(ph[kIo]) << ", \"total\": " << num(total) << "}"
+    << ", \"seconds_mean\": " << phases_json(r.mean_seconds.seconds, r.mean_total_seconds)
     << ", \"bytes_per_cell\": " << bpc << ", \"achieved_gbs\": " << num(double(bpc) * updates / total / 1e9)
     << ", \"halo_bytes\": " << num(r.halo_bytes) << ", \"halo_bytes_per_step\": " << num(r.halo_bytes / double(o.steps))
-    << ", \"halo_share\": " << num(total > 0 ? ph[kHalo] / total : 0.0) << ", \"time_block\": " << time_block_json(o, r)
+    << ", \"halo_share\": " << num(total > 0 ? ph[kHalo] / total : 0.0)
+    << ", \"halo_messages\": " << num(r.halo_messages)
+    << ", \"halo_messages_per_step\": " << num(r.halo_messages / double(o.steps))
+    << ", \"halo_message_bytes_mean\": " << num(r.halo_messages > 0 ? r.halo_bytes / r.halo_messages : 0.0)
+    << ", \"halo_seconds_per_step\": " << num(ph[kHalo] / double(o.steps))
+    << ", \"halo_seconds_per_message\": " << num(r.halo_seconds_per_message) << ", \"time_block\": " << time_block_json(o, r)
     << ", \"energy\": " << num(r.energy) << ", \"energy_series\": [";
   for (std::size_t i = 0; i < r.energy_series.size(); ++i)
     j << (i ? ", " : "") << "[" << r.energy_series[i].first << ", " << num(r.energy_series[i].second) << "]";

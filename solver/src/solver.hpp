@@ -16,6 +16,8 @@ namespace yee {
 struct RunResult {
   PhaseTimers max_seconds;           // max over ranks per phase
   double total_seconds = 0.0;        // time-stepping loop, max over ranks
+  PhaseTimers mean_seconds;          // mean over ranks per phase (an MPI profile's view: phases add up)
+  double mean_total_seconds = 0.0;   // the loop, mean over ranks
   double energy = 0.0;               // discrete energy at the last diagnosed level
   std::vector<std::pair<long, double>> energy_series;  // (time level, energy)
   std::uint64_t checksum = 0;
@@ -23,6 +25,8 @@ struct RunResult {
   std::vector<double> probes;        // rank 0: steps x probes, row-major
   double field_bytes = 0.0;          // this rank's field arrays
   double halo_bytes = 0.0;           // all ranks, whole loop
+  double halo_messages = 0.0;        // messages sent by all ranks, whole loop
+  double halo_seconds_per_message = 0.0;  // max over ranks of its halo time / its messages
   std::string device;                // rank 0's compute device ("host" on the CPU backend)
   std::string halo_path;             // host | staged | cuda-aware
   io::IoTotals io;                   // field output (rank 0: sums over ranks)

@@ -30,6 +30,11 @@ check(rep["ranks"] == 2 and rep["dims"][0] * rep["dims"][1] * rep["dims"][2] == 
 for k in ("update_h", "update_e", "halo", "reduce", "io", "total"):
     check(isinstance(rep["seconds"].get(k), float) and rep["seconds"][k] >= 0, "seconds.%s present" % k)
 sec = rep["seconds"]
+mean = rep["seconds_mean"]
+check(all(0 <= mean[k] <= sec[k] * (1 + 1e-9) + 1e-12 for k in ("update", "halo", "reduce", "io", "total")),
+      "seconds_mean: each phase's mean over ranks at most its maximum")
+check(mean["update"] + mean["halo"] + mean["reduce"] + mean["diag"] + mean["io"] <= mean["total"] * 1.05 + 1e-3,
+      "seconds_mean: the phases add up to at most the loop")
 check(sec["total"] > 0 and sec["update"] <= sec["total"] * 1.05 + 1e-3, "phase times fit in the loop time")
 mc = rep["cells"] * rep["steps"] / sec["total"] / 1e6
 check(abs(rep["mcells_per_s"] - mc) <= 1e-9 * mc, "mcells_per_s = cells*steps/total/1e6")
@@ -40,6 +45,7 @@ check([lvl for lvl, _ in rep["energy_series"]] == [0, 10, 20, 29], "energy every
 pl = rep["placement"]
 check([p["rank"] for p in pl] == [0, 1] and all(p["cpus"] and p["host"] and p["numa_nodes"] for p in pl),
       "placement: one entry per rank with host, cpus, numa_nodes")
+check(all(set(p["cpus"]) <= set(p["thread_cpus"]) for p in pl), "thread_cpus: the main thread's CPUs among them")
 check(all(p["peak_rss_bytes"] > p["field_bytes"] > 0 for p in pl) and rep["peak_rss_bytes"] >= rep["field_bytes"],
       "peak RSS and field bytes per rank")
 b = rep["build"]
@@ -52,6 +58,17 @@ check(all(len(l.split(",")) == 4 for l in lines[1:]), "probe CSV rows complete")
 
 hb = rep["halo_bytes"] / rep["steps"]
 check(rep["halo_bytes"] > 0 and abs(rep["halo_bytes_per_step"] - hb) <= 1e-9 * hb, "halo_bytes_per_step = halo_bytes/steps")
+# Message statistics (paper 002, Table 1): 2 ranks split along one axis, each with one neighbour, send
+# one message per step (H up from the lower rank, E down from the upper), 2 tangential components of a face.
+check(rep["halo_messages"] == 2 * rep["steps"] and rep["halo_messages_per_step"] == 2,
+      "halo_messages: one message per rank per step (%s)" % rep["halo_messages"])
+face = {0: 10 * 8, 1: 12 * 8, 2: 12 * 10}[[a for a in range(3) if rep["dims"][a] == 2][0]]
+check(rep["halo_message_bytes_mean"] == 2 * face * 4 == rep["halo_bytes"] / rep["halo_messages"],
+      "halo_message_bytes_mean: 2 components x face cells x 4 B (%s)" % rep["halo_message_bytes_mean"])
+check(abs(rep["halo_seconds_per_step"] - sec["halo"] / rep["steps"]) <= 1e-12 + 1e-9 * sec["halo"],
+      "halo_seconds_per_step = seconds.halo / steps")
+check(0 < rep["halo_seconds_per_message"] <= sec["halo"] / rep["steps"] * (1 + 1e-9) + 1e-12,
+      "halo_seconds_per_message: a rank's halo time over its %d messages, at most the slowest rank's" % rep["steps"])
 check(abs(rep["halo_share"] - sec["halo"] / sec["total"]) <= 1e-9 and rep["time_block"] is None,
       "halo_share = seconds.halo/total; time_block null for the fused kernel")
 rc, out, err = run(["--nx", 12, "--ny", 10, "--nz", 8, "--steps", 30, "--kernel", "wavefront", "--time-block", 3,

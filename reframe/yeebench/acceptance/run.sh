@@ -13,7 +13,7 @@ out=$1; shift
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 venv=${YEEBENCH_VENV:-$repo/.venv}
 checks=()
-for f in acceptance acceptance_node acceptance_perf acceptance_gpu; do checks+=(-c "$repo/reframe/checks/$f.py"); done
+for f in acceptance acceptance_node acceptance_perf acceptance_gpu acceptance_multicast; do checks+=(-c "$repo/reframe/checks/$f.py"); done
 
 rm -rf "$out" && mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)

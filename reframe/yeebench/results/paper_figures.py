@@ -1,39 +1,357 @@
-"""The seed papers' published figures (../shared/seeds/README.md), kept as data in this one place.
+"""The seed papers' experiments (../shared/seeds/), mapped to the suite's checks: the one place.
 
-Each entry says which of our figures measures the same thing: a check-name pattern, a metric
-pattern and optional parameter values (shell patterns). The report prints the paper's figure
-beside ours; their machines are not ours, so it is context, never a verdict.
+Every table and figure of the five papers is an `Experiment`: the check, parameters and figure of
+merit that reproduce it, the paper's published values, and a status:
+
+- ``like for like``: measured the way the paper measured it (its scale is the machine's);
+- ``instead``: the paper's own subject is out of reach (its code, hardware or site), the row's
+  check measures the nearest thing the suite can, and `how` says what differs;
+- ``not reproducible``: nothing here measures it; `how` says why;
+- ``no measurement``: a drawing or photograph, nothing to measure.
+
+The per-paper pages (reframe/papers/NNN.md) carry this table between their mapping markers
+(`python3 -m yeebench.results.paper_figures --write reframe/papers` renders it; a unit test fails
+when a page and this data disagree), and `yeebench results report` prints the published values
+beside the measured figure, with a link to the page. Their machines are not ours: context, never
+a verdict.
 """
+import argparse
 import fnmatch
+import re
+import sys
 from collections import namedtuple
+from pathlib import Path
 
-PaperFigure = namedtuple("PaperFigure", "paper check metric params value unit what")
+#: One published value: what the paper printed (value, unit) and what it measured.
+Published = namedtuple("Published", "value unit what")
 
-PAPER_FIGURES = (
-    # 000: parallel FDTD (GEMS) on 18 nodes of 2x Xeon X5550/E5520, binding and NUMA policy
-    PaperFigure("000", "*Solver*", "mcells_per_s", {"binding": "*socket*"}, 5300, "Mcells/s",
-                "18 nodes, one rank per socket"),
-    PaperFigure("000", "*Solver*", "mcells_per_s", {"binding": "*node*"}, 4900, "Mcells/s",
-                "18 nodes, one rank per node"),
-    PaperFigure("000", "*Solver*", "mcells_per_s", {"binding": "*core*"}, 2700, "Mcells/s",
-                "18 nodes, one rank per core"),
-    PaperFigure("000", "NumaSolver", "mcells_per_s", {}, 1.5, "x",
-                "local memory policy vs default: 3400 -> 5400 Mcells/s on 18 nodes"),
-    PaperFigure("000", "NetPIPE*", "peak_bw", {}, 33462.93 * 2**20 / 8 / 1e6, "MB/s",
-                "NetPIPE inside a node (33462.93 Mbps)"),
-    # 002: OSU on DDR InfiniBand, blocking send/recv between nodes
-    PaperFigure("002", "Osu*Pt2Pt*", "latency_1B", {}, 3.19, "us", "OSU 1-byte latency, DDR InfiniBand"),
-    PaperFigure("002", "Osu*Pt2Pt*", "latency_4KB", {}, 11.75, "us", "OSU 4 KB latency, DDR InfiniBand"),
-    PaperFigure("002", "Osu*Pt2Pt*", "peak_bw", {}, 1019, "MB/s", "OSU max bandwidth, DDR InfiniBand"),
+Experiment = namedtuple("Experiment", "paper item title status check params metric published how")
+
+#: What the report shows beside a measured row (see for_row).
+PaperFigure = namedtuple("PaperFigure", "paper item value unit what page anchor")
+
+STATUSES = ("like for like", "instead", "not reproducible", "no measurement")
+
+TITLES = {
+    "000": "Parallel FDTD with processor affinity and NUMA policy (GEMS, 18 nodes, 10 GbE)",
+    "001": "Data format selection for an I/O-intensive large-scale FDTD (ASCII, binary, HDF5)",
+    "002": "PIC code performance on a DDR InfiniBand cluster",
+    "003": "Acceptance of a GPGPU cluster (ARL Thufir): 17 tests, effectiveness, performance issues",
+    "004": "MPI collective offload (FCA/Core-Direct, MXM) for LS-DYNA",
+}
+
+PAGES_DIR = "reframe/papers"   # relative to the repository root
+MBPS = 2 ** 20 / 8 / 1e6       # NetPIPE "Mbps" (2^20 bit/s) in MB/s (10^6 B/s)
+
+
+def _e(paper, item, title, status, check="", params=None, metric="", published=(), how=""):
+    return Experiment(paper, item, title, status, check, dict(params or {}), metric, tuple(published), how)
+
+
+P = Published
+EXPERIMENTS = (
+    # ---------------------------------------------------------------- 000
+    _e("000", "Fig. 1", "Yee cell: E and H near a subdomain interface", "no measurement",
+       how="drawing; the solver's halo exchange sends exactly these tangential components (solver/README.md)"),
+    _e("000", "Fig. 2", "UMA architecture", "no measurement", how="drawing"),
+    _e("000", "Fig. 3", "NUMA architecture", "no measurement",
+       how="drawing; every result records this machine's NUMA layout (`numactl --hardware`, hwloc) in its provenance"),
+    _e("000", "Table 1", "the cluster: 21 nodes, 2x Xeon E5520, 12 GB, 10 GbE", "no measurement",
+       how="hardware description; the suite records the topology of the machine it ran on with every result"),
+    _e("000", "Table 2", "NetPIPE bandwidth inside a node vs between nodes (about 4x)", "like for like",
+       "NetPIPEPt2Pt", {"locality": "intra"}, "peak_bw",
+       (P(33462.93 * MBPS, "MB/s", "NetPIPE inside a node, 33462.93 Mbps"),),
+       how="`locality=intra` and `inter` (the inter case needs 2 nodes: the virtual cluster in CI); "
+           "8822.02 Mbps = 1156 MB/s between nodes"),
+    _e("000", "Table 2 (between nodes)", "NetPIPE bandwidth between nodes", "like for like",
+       "NetPIPEPt2Pt", {"locality": "inter"}, "peak_bw",
+       (P(8822.02 * MBPS, "MB/s", "NetPIPE between nodes, 8822.02 Mbps"),),
+       how="2 nodes; on the virtual cluster the link is a veth pair, not a 10 GbE NIC"),
+    _e("000", "Fig. 4", "NetPIPE latency inside vs between nodes (> 3x)", "like for like",
+       "NetPIPEPt2Pt", {"locality": "*"}, "latency_1B", (),
+       how="no value printed, only the ratio; compare `latency_1B` of `locality=inter` and `intra`"),
+    _e("000", "Fig. 5", "job balancing: Mcells/s on one node vs number of processes", "like for like",
+       "FdtdJobBalance", {"load": "*"}, "mcells_per_s", (),
+       how="processes per core 0.25 ... 2 on one node; no values printed"),
+    _e("000", "Fig. 6", "binding: rank per socket / per node / per core on 18 nodes", "like for like",
+       "FdtdBindingSweep", {}, "per_socket_mcells_per_s",
+       (P(5300, "Mcells/s", "18 nodes, one rank per socket"),),
+       how="one job: the three placements on the same nodes (all of the partition's), the same grid, steps "
+           "and ranks x threads (threads fill each rank's socket or node), interleaved over rounds; each "
+           "placement checked from the solver's report"),
+    _e("000", "Fig. 6 (per node)", "binding: one rank per node", "like for like",
+       "FdtdBindingSweep", {}, "per_node_mcells_per_s", (P(4900, "Mcells/s", "18 nodes, one rank per node"),)),
+    _e("000", "Fig. 6 (per core)", "binding: one rank per core", "like for like",
+       "FdtdBindingSweep", {}, "per_core_mcells_per_s", (P(2700, "Mcells/s", "18 nodes, one rank per core"),)),
+    _e("000", "Fig. 6 (ratio)", "binding: per socket over per core", "like for like",
+       "FdtdBindingSweep", {}, "per_socket_over_per_core",
+       (P(5300 / 2700, "x", "per socket / per core, 18 nodes (5300/2700)"),),
+       how="per_node_over_per_core likewise (paper: 4900/2700 = 1.81)"),
+    _e("000", "Fig. 7", "NUMA policy vs none: Mcells/s (3400 -> 5400 on 18 nodes, about 1.5x)", "like for like",
+       "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_over_unpinned",
+       (P(5400 / 3400, "x", "local memory policy over no policy, 18 nodes (5400/3400)"),),
+       how="one job: `unpinned` (no binding, no policy: threads and their first-touch pages land where the "
+           "scheduler puts them, the paper's baseline) against the same ranks x threads bound per socket under "
+           "numactl --localalloc and --interleave=all; same grid, steps and nodes"),
+    _e("000", "Fig. 7 (with NUMA)", "NUMA policy: Mcells/s with local memory", "like for like",
+       "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_mcells_per_s",
+       (P(5400, "Mcells/s", "18 nodes, numactl local memory"),)),
+    _e("000", "Fig. 7 (without)", "NUMA policy: Mcells/s without a policy", "like for like",
+       "FdtdNumaSweep", {"placement": "per-socket"}, "unpinned_mcells_per_s",
+       (P(3400, "Mcells/s", "18 nodes, no NUMA policy"),)),
+    _e("000", "Figs. 8-10", "reflector antenna fed by a dual-mode horn: geometry, return loss, directivity",
+       "not reproducible",
+       how="GEMS's antenna model (non-uniform 569x569x1144 mesh, TE11 horn excitation, far field) is not "
+           "public and yee has neither; the suite times the paper's other case, the hollow PEC box"),
+    _e("000", "Fig. 11", "binding x NUMA policy on 4 nodes (antenna model)", "instead",
+       "FdtdNumaSweep", {"placement": "*"}, "localalloc_over_unpinned", (P(1.5, "x", "with NUMA over without, 4 nodes"),),
+       how="the hollow PEC box instead of the antenna: every placement (per node, socket, core) as a parameter, "
+           "each comparing the memory policies in one job on all nodes"),
+    _e("000", "Fig. 12", "18 vs 4 nodes: parallel efficiency about 90 % (2 h -> 23 min)", "instead",
+       "FdtdNodeScaling", {}, "efficiency_vs_fewest_nodes",
+       (P(90, "%", "18 nodes against 4 nodes, antenna model"),),
+       how="the PEC box, rank per socket, on 1, 2, 4 ... all nodes in one job; efficiency_<n>_nodes against the "
+           "fewest nodes, as the paper takes 18 against 4 (its rounded times, 2 h and 23 min, would give 116 %)"),
+    # ---------------------------------------------------------------- 001
+    _e("001", "Fig. 1", "HDF5 write time vs N^3 for 1, 2, 4, 8 PEs, fitted (8 % fit error)", "like for like",
+       "IoOutputPaper", {}, "hdf5_zlib_fit_rms_error",
+       (P(8, "%", "RMS relative error of the fit"),),
+       how="one job: every format x rank count (1, 2, 4 ... the partition's cores; 2 a core only with "
+           "-S oversubscribe=true) x size (-S sizes=paper: the paper's 17 sizes 30 ... 190); hdf5-zlib is the "
+           "paper's layout (chunked, shuffle + zlib); the fit is yeebench.io_fits (least squares of "
+           "t = a + b N^3 per rank count, where the paper fits a Bezier-smoothed curve)"),
+    _e("001", "Fig. 2", "HDF5 write time extrapolated to 16 and 256 PEs", "like for like",
+       "IoOutputPaper", {}, "hdf5_zlib_seconds_256_ranks", (),
+       how="the per-rank-count fits at the largest N, carried over rank counts as a power law (our "
+           "assumption; the paper does not say how); hdf5_zlib_seconds_16_ranks likewise; recorded only when "
+           "the fit's error is within -S max_fit_error (25 %)"),
+    _e("001", "Fig. 3", "ASCII and binary write time vs N^3, with the compute time of 10 steps", "like for like",
+       "IoOutputPaper", {}, "*_io_s", (),
+       how="<format>_p<P>_n<N>_io_s per case; the report plots them against N^3 (io_time_*.png)"),
+    _e("001", "Fig. 4", "file size per format", "like for like",
+       "IoOutputPaper", {}, "*_bytes_per_step", (), how="bytes written per output step at the largest case"),
+    _e("001", "Fig. 5", "write time relative to ASCII (binary and HDF5)", "like for like",
+       "IoOutputPaper", {}, "*_over_ascii", (),
+       how="at the largest rank count and N; every case in the report's plot io_ratio_*.png"),
+    _e("001", "finding", "HDF5 beats binary only with >= 16 PEs and > 1 GB (ASCII-equivalent)", "like for like",
+       "IoOutputPaper", {}, "hdf5_zlib_over_binary",
+       (P(1.0, "x", "HDF5/binary time crosses 1 at >= 16 PEs and > 1 GB"),),
+       how="below 1 HDF5 is faster; the paper found it above 1 with fewer than 16 processes"),
+    _e("001", "text", "communication about 1/6 of computation, independent of the size", "like for like",
+       "FdtdMessageStats", {"ranks": "*"}, "halo_over_compute",
+       (P(1 / 6, "x", "interface exchange time / computation time"),),
+       how="the solver's own timers: time in halo exchange over time in the updates"),
+    # ---------------------------------------------------------------- 002
+    _e("002", "Fig. 1", "OSU latency vs message size between two nodes", "like for like",
+       "OsuPt2Pt", {"benchmark": "osu_latency", "locality": "inter"}, "latency_1B",
+       (P(3.19, "us", "1 byte, DDR InfiniBand"),),
+       how="blocking send/recv ping-pong (osu_latency); 4 KB: next row"),
+    _e("002", "Fig. 1 (4 KB)", "OSU latency at 4 KB between two nodes", "like for like",
+       "OsuPt2Pt", {"benchmark": "osu_latency", "locality": "inter"}, "latency_4KB",
+       (P(11.75, "us", "4 KB, DDR InfiniBand"),)),
+    _e("002", "Fig. 2", "OSU uni-directional bandwidth vs message size", "like for like",
+       "OsuPt2Pt", {"benchmark": "osu_bw", "locality": "inter"}, "peak_bw",
+       (P(1019, "MB/s", "max bandwidth, DDR InfiniBand"),)),
+    _e("002", "Fig. 3", "speedup with 2 vs 4 cores per node (4 per node 1.3x slower at 64)", "like for like",
+       "FdtdPackingSweep", {"ranks": "64"}, "full_over_half_seconds",
+       (P(1.3, "x", "time with 4 cores per node / 2 cores per node, 64 processes"),),
+       how="one job per rank count (2 ... 64): the ranks on all cores of as few nodes as hold them and on half "
+           "of each node's cores, same grid; the PEC box instead of the PIC code; other rank counts: ranks=*"),
+    _e("002", "Table 1 (8 bytes)", "bytes per step, 8 processes", "instead",
+       "FdtdMessageStats", {"ranks": "8"}, "halo_bytes_per_step", (P(196244, "B", "bytes per step, 8 processes"),),
+       how="the solver split along x (ranks x 1 x 1, the paper's 1-D decomposition) of a flat grid (the paper's 4000 x 2000 x 1 scaled to 800 x 400 x 4), half of each node's cores in use; fields only, no particles, so fewer bytes"),
+    _e("002", "Table 1 (8 latency)", "total message latency per step, 8 processes", "instead",
+       "FdtdMessageStats", {"ranks": "8"}, "halo_ms_per_step", (P(7.4, "ms", "8 processes"),),
+       how="time in halo exchange per step on the slowest rank (pack, send, wait, unpack); also halo_messages_per_step, halo_us_per_message, run_seconds"),
+    _e("002", "Table 1 (16 bytes)", "bytes per step, 16 processes", "instead",
+       "FdtdMessageStats", {"ranks": "16"}, "halo_bytes_per_step", (P(194136, "B", "bytes per step, 16 processes"),),
+       how=""),
+    _e("002", "Table 1 (16 latency)", "total message latency per step, 16 processes", "instead",
+       "FdtdMessageStats", {"ranks": "16"}, "halo_ms_per_step", (P(6.4, "ms", "16 processes"),),
+       how=""),
+    _e("002", "Table 1 (64 bytes)", "bytes per step, 64 processes", "instead",
+       "FdtdMessageStats", {"ranks": "64"}, "halo_bytes_per_step", (P(192436, "B", "bytes per step, 64 processes"),),
+       how=""),
+    _e("002", "Table 1 (64 latency)", "total message latency per step, 64 processes", "instead",
+       "FdtdMessageStats", {"ranks": "64"}, "halo_ms_per_step", (P(4.5, "ms", "64 processes"),),
+       how=""),
+    _e("002", "Fig. 4", "message size vs time", "instead",
+       "HaloMessageSizes", {}, "halo_us_*", (),
+       how="the `halo` probe: time per exchange over face sizes on 2 ranks (2 nodes where there are)"),
+    _e("002", "PIC particles", "macro-particle push and particle messages", "not reproducible",
+       how="yee solves the fields only; there is no particle code in the suite"),
+    # ---------------------------------------------------------------- 003
+    _e("003", "test 1", "redundant power supplies keep nodes up", "not reproducible",
+       how="pulling a power supply is hands-on hardware work, not something software can test"),
+    _e("003", "test 2", "orderly halt preserving the file systems", "not reproducible",
+       how="halting the system is an operator action a benchmark must never take"),
+    _e("003", "test 3", "restart after a full stop, file systems reconnect", "not reproducible",
+       how="as test 2: needs a full stop of the system"),
+    _e("003", "test 4", "file exchange with another HPC system", "not reproducible",
+       how="needs a second site and its credentials; AcceptanceStorage measures the local file system instead"),
+    _e("003", "test 5", "C, C++, Fortran with the PGI compilers", "instead",
+       "AcceptanceToolchain", {"lang": "*"}, "",
+       how="the partition's own compilers (GNU here): build and compute the right sum"),
+    _e("003", "test 6", "batch scheduler operational", "like for like",
+       "AcceptanceLaunch", {"width": "*"}, "launch_time",
+       how="one job over every node, each host answers once per slot (Slurm on the virtual cluster)"),
+    _e("003", "test 7", "C, C++, Fortran with the Intel compilers", "instead",
+       "AcceptanceToolchain", {"lang": "*"}, "", how="as test 5, with whatever compilers the partition has"),
+    _e("003", "test 8", "OpenCL", "not reproducible",
+       how="no OpenCL platform or device in the suite's environments (no ICD, no GPU); CUDA is test 9"),
+    _e("003", "test 9", "CUDA", "like for like",
+       "AcceptanceGPU", {"kernel": "*"}, "", how="NOT MEASURED on partitions without a GPU"),
+    _e("003", "test 10", "MPI C and Fortran bindings over the network", "like for like",
+       "AcceptanceMPIBindings", {"binding": "*"}, "", how="C, C++, Fortran mpi_f08 and mpi, all cores of all nodes"),
+    _e("003", "test 11", "network latency node to node (and VM to VM)", "like for like",
+       "AcceptanceNetwork", {}, "latency_median",
+       how="pair matrix over all nodes; VM to VM is out of reach (no VMs), the virtual cluster's "
+           "namespaced nodes are the nearest"),
+    _e("003", "test 12", "network bandwidth", "like for like",
+       "AcceptanceNetwork", {}, "bandwidth_median", how="pair matrix; OsuPt2Pt osu_bw for the curve"),
+    _e("003", "test 13", "network multicast scalability", "like for like",
+       "AcceptanceMulticast", {}, "multicast_delivered",
+       how="IP multicast from one node to all others (the `mcast` probe): delivery and rate per receiver count; "
+           "skipped with the reason where the network or kernel refuses multicast"),
+    _e("003", "test 14", "IPv4 and IPv6 dual stack", "like for like",
+       "AcceptanceIPStack", {}, "ipv6_available", how="IPv4 TCP over every interface a job uses; IPv6 reported"),
+    _e("003", "test 15", "storage (Panasas) bandwidth, also from a VM", "instead",
+       "AcceptanceStorage", {"tool": "*"}, "write_gbs",
+       how="fio/dd/the solver's output into the job's file system; no Panasas, no VM"),
+    _e("003", "test 16", "GPU performance (N-body)", "like for like",
+       "AcceptanceGPU", {"kernel": "nbody"}, "", how="validated against a CPU sum; NOT MEASURED without a GPU"),
+    _e("003", "test 17", "EMANE runs on the cluster", "not reproducible",
+       how="EMANE (5000 emulated radios in VMs) needs VMs and promiscuous interfaces; not part of the suite"),
+    _e("003", "EL", "effectiveness level >= 97 % over 30 days", "like for like",
+       "yeebench acceptance availability", {}, "el", (P(97, "%", "required availability over 30 days"),),
+       how="a command, not a check: EL from the site's availability log, also on the sign-off page"),
+    _e("003", "Fig. 1", "power backplane trace (photograph)", "no measurement", how="photograph"),
+    _e("003", "Fig. 2", "cache misses vs threads per node, ASLR on/off", "instead",
+       "AcceptanceKernelSettings", {}, "",
+       how="no hardware counters are read; the check flags ASLR on AMD family 15h with an old kernel, "
+           "and AcceptanceScaling shows the knee"),
+    _e("003", "Figs. 3-4", "speedup vs threads: pthreads, fork, MPI; before/after the kernel fix", "like for like",
+       "AcceptanceScaling", {"program": "*"}, "threads_over_processes",
+       how="1, 2, 4 ... all cores, threads vs processes"),
+    _e("003", "NUMA distances", "numactl distances 10/16/20: remote 60-100 % more costly", "like for like",
+       "AcceptanceNUMACosts", {}, "remote_cost",
+       (P(60, "%", "remote memory cost at distance 16"),),
+       how="NOT MEASURED with one NUMA node"),
+    _e("003", "RDMA", "RoCE failing beyond two nodes", "not reproducible",
+       how="no RDMA-capable Ethernet adapter; MPI over TCP is what the pair matrix measures"),
+    # ---------------------------------------------------------------- 004
+    _e("004", "Figs. 1-3", "co-design, FCA/MXM software layers", "no measurement", how="drawings"),
+    _e("004", "Fig. 4", "LS-DYNA MPI profile: Allreduce and Bcast dominate MPI time", "instead",
+       "FdtdCollectiveProfile", {}, "tuned_allreduce_share_of_mpi",
+       how="LS-DYNA is licensed; the solver's own MPI time (halo, Allreduce every step, compute) "
+           "per collective implementation instead"),
+    _e("004", "Fig. 5", "LS-DYNA with vs without FCA: +5 % at 8 nodes, +15 % at 16 nodes", "instead",
+       "FdtdCollectiveProfile", {}, "*_over_tuned",
+       (P(1.15, "x", "with FCA over without, 16 nodes / 192 cores"),),
+       how="FCA, Core-Direct and switch multicast are Mellanox hardware offloads that no longer ship; "
+           "the solver with `--energy-every 1` under Open MPI's coll components (tuned, han, basic, ucc "
+           "where built; hcoll skipped where absent), speed over tuned"),
+    _e("004", "Fig. 6", "Allreduce and Bcast time with vs without FCA (> 10 % less)", "instead",
+       "OsuCollective", {"case": "allreduce:*"}, "latency_*",
+       how="OSU allreduce/bcast over sizes and process counts per coll implementation"),
+    _e("004", "MXM", "MXM point-to-point acceleration", "not reproducible",
+       how="MXM was replaced by UCX; OsuPt2Pt's `transport=ucx` vs ob1 is the nearest comparison"),
 )
 
 
-def _matches(fig, row):
-    if not fnmatch.fnmatchcase(row["check"], fig.check) or not fnmatch.fnmatchcase(row["metric"], fig.metric):
+def papers():
+    return sorted(TITLES)
+
+
+def anchor(item):
+    """Markdown heading-style anchor of an experiment's item: 'Fig. 6 (per node)' -> 'fig-6-per-node'."""
+    return re.sub(r"[^a-z0-9]+", "-", item.lower()).strip("-")
+
+
+def page_path(paper):
+    return f"{PAGES_DIR}/{paper}.md"
+
+
+def _matches(exp, row):
+    if not exp.check or not exp.metric or not exp.published:
         return False
-    return all(fnmatch.fnmatchcase(str(row["parameters"].get(k, "")), v) for k, v in fig.params.items())
+    if not fnmatch.fnmatchcase(row["check"], exp.check) or not fnmatch.fnmatchcase(row["metric"], exp.metric):
+        return False
+    return all(fnmatch.fnmatchcase(str(row["parameters"].get(k, "")), v) for k, v in exp.params.items())
 
 
 def for_row(row):
-    """The paper figures that published the measurement this row holds."""
-    return [fig for fig in PAPER_FIGURES if _matches(fig, row)]
+    """The published figures of the experiments a result row measures, each with its page."""
+    return [PaperFigure(exp.paper, exp.item, pub.value, pub.unit, pub.what, page_path(exp.paper), anchor(exp.item))
+            for exp in EXPERIMENTS if _matches(exp, row) for pub in exp.published]
+
+
+def _fmt(value):
+    return f"{value:.4g}"
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_table(paper):
+    """The mapping table of one paper's page (Markdown)."""
+    lines = ["| item | what | status | check | parameters | figure | published | how |",
+             "|---|---|---|---|---|---|---|---|"]
+    for exp in (e for e in EXPERIMENTS if e.paper == paper):
+        params = ", ".join(f"{k}={v}" for k, v in exp.params.items())
+        published = "; ".join(f"{_fmt(p.value)} {p.unit} ({p.what})" for p in exp.published)
+        lines.append("| " + " | ".join(_cell(c) for c in (
+            exp.item, exp.title, exp.status, f"`{exp.check}`" if exp.check else "-",
+            params or "-", f"`{exp.metric}`" if exp.metric else "-", published or "-", exp.how or "-")) + " |")
+    return "\n".join(lines) + "\n"
+
+
+BEGIN, END = "<!-- mapping: generated from yeebench/results/paper_figures.py -->", "<!-- mapping: end -->"
+
+
+def page_block(text):
+    """The generated table inside a page's markers, or None when the page has no markers."""
+    if BEGIN not in text or END not in text:
+        return None
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n") + "\n"
+
+
+def with_table(text, paper):
+    head, rest = text.split(BEGIN, 1)
+    return head + BEGIN + "\n" + render_table(paper) + END + rest.split(END, 1)[1]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m yeebench.results.paper_figures",
+                                 description="Render or check the mapping tables of the per-paper pages.")
+    ap.add_argument("pages_dir", help="the directory of the pages (reframe/papers)")
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true", help="exit 1 when a page's table differs from the data")
+    mode.add_argument("--write", action="store_true", help="rewrite each page's table from the data")
+    args = ap.parse_args(argv)
+    stale = []
+    for paper in papers():
+        path = Path(args.pages_dir) / f"{paper}.md"
+        try:
+            text = path.read_text()
+        except OSError as err:
+            print(f"paper_figures: error: {path}: {err.strerror}", file=sys.stderr)
+            return 2
+        if page_block(text) is None:
+            print(f"paper_figures: error: {path} has no mapping markers ({BEGIN} ... {END})", file=sys.stderr)
+            return 2
+        if page_block(text) != render_table(paper):
+            stale.append(str(path))
+            if args.write:
+                path.write_text(with_table(text, paper))
+    if args.check and stale:
+        print("paper_figures: out of date: " + ", ".join(stale) + " (run with --write)", file=sys.stderr)
+        return 1
+    for path in stale if args.write else []:
+        print(f"rewrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

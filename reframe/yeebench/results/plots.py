@@ -423,6 +423,50 @@ def _numa(sources, out, used):
     return written
 
 
+_IO_CASE = re.compile(r"^(?P<fmt>[a-z0-9_]+)_p(?P<p>\d+)_n(?P<n>\d+)_io_s$")
+
+
+def _io_formats(sources, out, used):
+    """Paper 001 Figs. 1-3 and 5 from an output sweep's per-case rows (<format>_p<P>_n<N>_io_s):
+    seconds per output step against cells per rank, and the time relative to ASCII."""
+    written = []
+    groups = OrderedDict()   # (source, check) -> {(fmt, p, n): median seconds}
+    for src_index, (_, rows, _) in enumerate(sources):
+        for i, row in enumerate(rows):
+            m = _IO_CASE.match(row["metric"])
+            if m and (src_index, i) not in used:
+                cell = groups.setdefault((src_index, row["check"]), defaultdict(list))
+                cell[(m["fmt"], int(m["p"]), int(m["n"]))].append(row["value"])
+                used.add((src_index, i))
+    for (src_index, check), cells in groups.items():
+        times = {k: _median(v) for k, v in cells.items()}
+        label = "" if len(sources) == 1 else f" [{sources[src_index][0]}]"
+        lines = defaultdict(list)
+        for (fmt, p, n), t in sorted(times.items()):
+            lines[(fmt, p)].append((n ** 3, t, times.get(("ascii", p, n))))
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for (fmt, p), pts in lines.items():
+            ax.plot([x for x, _, _ in pts], [t for _, t, _ in pts], marker="o", markersize=3,
+                    label=f"{fmt}, {p} rank(s)")
+        ax.set(xscale="log", yscale="log")
+        stem = f"{_safe(check)}{'_' + str(src_index) if len(sources) > 1 else ''}"
+        written.append(_finish(fig, ax, f"{check}: output time per step{label}", "cells per rank (N^3)",
+                               "seconds per output step", Path(out) / f"io_time_{stem}.png"))
+        ratio_lines = {k: [(x, t / a) for x, t, a in pts if a] for k, pts in lines.items() if k[0] != "ascii"}
+        if any(ratio_lines.values()):
+            fig, ax = plt.subplots(figsize=(7, 4.5))
+            for (fmt, p), pts in ratio_lines.items():
+                if pts:
+                    ax.plot([x * p for x, _ in pts], [r for _, r in pts], marker="o", markersize=3,
+                            label=f"{fmt}, {p} rank(s)")
+            ax.axhline(1.0, color="k", linewidth=0.8, linestyle=":")
+            ax.set_xscale("log")
+            written.append(_finish(fig, ax, f"{check}: output time relative to ASCII (paper 001 Fig. 5){label}",
+                                   "cells (all ranks)", "time / ASCII time (< 1: faster)",
+                                   Path(out) / f"io_ratio_{stem}.png"))
+    return written
+
+
 def _generic(sources, out, used):
     """One bar chart per (check, metric) for every row no other figure claimed."""
     written = []
@@ -457,5 +501,6 @@ def write_plots(runs, out_dir, baseline=None):
     written += _pt2pt_and_collectives(sources, out_dir, used)
     written += _solver(sources, out_dir, used)
     written += _numa(sources, out_dir, used)
+    written += _io_formats(sources, out_dir, used)
     written += _generic(sources, out_dir, used)
     return written

@@ -70,12 +70,10 @@ def _summary(run, verdicts):
         direction = cases[0][1][0]["direction"]
         key, value = _best(cases, direction)
         sample = dict(cases[0][1][0])
-        row_for_paper = dict(sample, parameters=next(rows for k, rows in cases if k == key)[0]["parameters"])
         check_verdicts = [verdicts[k]["verdict"] for k, _ in groups if k in verdicts]
         worst = min(check_verdicts, key=VERDICT_ORDER.index) if check_verdicts else None
         counts = OrderedDict((v, check_verdicts.count(v)) for v in VERDICT_ORDER if check_verdicts.count(v))
-        papers = [{"paper": p.paper, "value": _fmt(float(p.value)), "unit": p.unit, "what": p.what}
-                  for p in paper_figures.for_row(row_for_paper)]
+        papers = _published(groups)
         lines.append({
             "check": check, "metric": metric, "case": _short_case(key[4], cases),
             "value": _fmt(value), "unit": sample["unit"] or "",
@@ -85,6 +83,22 @@ def _summary(run, verdicts):
             if len(counts) > 1 or (counts and worst != "unchanged") else "",
             "papers": papers})
     return lines
+
+
+def _published(groups):
+    """Every published figure the check's rows measure, each beside this system's median for that case
+    (a comparison check records several: each placement's rate, their ratio)."""
+    out, seen = [], set()
+    for _, rows in groups:
+        for p in paper_figures.for_row(rows[0]):
+            key = (p.paper, p.item, p.what, tuple(sorted(rows[0]["parameters"].items())))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append({"paper": p.paper, "item": p.item, "value": _fmt(float(p.value)), "unit": p.unit,
+                        "what": p.what, "href": f"{p.page}#{p.anchor}", "metric": rows[0]["metric"],
+                        "ours": _fmt(stats.median([r["value"] for r in rows])), "ours_unit": rows[0]["unit"] or ""})
+    return out
 
 
 def _short_case(params_text, cases):

@@ -107,6 +107,29 @@ def test_packed_and_unbound_options():
     assert loc.job.launcher.options == []
 
 
+def test_options_of_extra_runs_set_nothing_on_the_job():
+    from yeebench.placement import Placement
+    from yeebench.topology import Topology
+    topo = Topology.from_reframe_processor({   # 2 sockets x 2 cores
+        'num_cpus': 4, 'num_cpus_per_core': 1, 'num_sockets': 2, 'num_cpus_per_socket': 2,
+        'topology': {'numa_nodes': ['0x3', '0xc'], 'sockets': ['0x3', '0xc'], 'cores': ['0x1', '0x2', '0x4', '0x8']}})
+    layout = Placement('per-socket', 'fill').resolve(topo, 2)
+    t = fake_test('mpirun')
+    before = list(t.job.launcher.options)
+    assert launch.layout_options(t, layout, 4, ['OMP_NUM_THREADS']) == [
+        '--map-by', 'ppr:1:socket:PE=2', '--bind-to', 'core', '-x', 'OMP_NUM_THREADS']
+    assert launch.spread_unbound_options(t, 2, 2, ['OMP_NUM_THREADS']) == [
+        '--map-by', 'ppr:2:node', '--bind-to', 'none', '-x', 'OMP_NUM_THREADS']
+    assert launch.packed_options(t, 2, 4) == ['--map-by', 'ppr:2:node', '--bind-to', 'core']
+    assert launch.packed_options(t, 8, 4) == ['--map-by', 'ppr:8:node', '--bind-to', 'none', '--oversubscribe']
+    assert t.job.launcher.options == before
+    s = fake_test('srun')
+    assert launch.layout_options(s, layout, 4) == layout.srun_options()
+    assert launch.spread_unbound_options(s, 2, 2) == ['--ntasks-per-node=2', '--cpus-per-task=2', '--cpu-bind=none']
+    assert launch.packed_options(s, 2, 4) == ['--ntasks-per-node=2', '--cpu-bind=cores']
+    assert launch.packed_options(fake_test('local'), 2, 4) == []
+
+
 def test_rankfiles_and_fail_fast():
     assert launch.rankfile_unsupported(fake_test('mpiexec')) is None
     assert 'launches with srun' in launch.rankfile_unsupported(fake_test('srun'))

@@ -86,7 +86,12 @@ def test_collective_selections():
     with pytest.raises(ValueError, match='no forced tuned algorithm'):
         mpi.collective_env('bcast', 'tuned:ring')
     with pytest.raises(ValueError, match='unknown collective implementation'):
-        mpi.collective_env('bcast', 'ucc')
+        mpi.collective_env('bcast', 'fca')
+    # UCC and HCOLL (FCA's successors) where Open MPI has them: selected and given priority
+    assert mpi.collective_env('allreduce', 'ucc') == {
+        'OMPI_MCA_coll': 'self,basic,libnbc,tuned,ucc', 'OMPI_MCA_coll_ucc_enable': '1',
+        'OMPI_MCA_coll_ucc_priority': '100'}
+    assert mpi.collective_env('bcast', 'hcoll')['OMPI_MCA_coll'].endswith(',hcoll')
 
 
 def test_pair_options():

@@ -29,6 +29,13 @@ SUITE_SELECTION = ["NetPIPEPt2Pt%transport=ob1-vader%locality=intra",
     for benchmark in ("osu_latency", "osu_bw")]
 SUITE_SETTINGS = ["NetPIPEPt2Pt.repeats=10", "OsuPt2Pt.max_size=1048576",
                   "OsuPt2Pt.iterations_for=osu_latency:200,osu_bw:20"]
+# The papers' comparisons that need several nodes (paper 000 Fig. 12, paper 002 Fig. 3), at a size that
+# keeps each a few seconds on shared virtual nodes: they show the like-for-like pipeline across nodes,
+# not the papers' speeds (reframe/papers/).
+PAPER_CHECKS = ("reframe/checks/fdtd_comparisons.py", "reframe/checks/fdtd_messages.py")
+PAPER_SELECTION = ["FdtdNodeScaling", "FdtdPackingSweep%ranks=2", "FdtdMessageStats%ranks=2"]
+PAPER_SETTINGS = [f"{check}.{var}" for check in ("FdtdNodeScaling", "FdtdPackingSweep")
+                  for var in ("grid=48", "steps=100", "rounds=1")] + ["FdtdMessageStats.steps=50"]
 SKIPPED = 0
 
 
@@ -45,6 +52,13 @@ def reframe_command(out_dir: str, partitions: str, with_suite: bool) -> List[str
         for name in SUITE_SELECTION:
             cmd += ["-n", name]
         for setting in SUITE_SETTINGS:
+            cmd += ["-S", setting]
+    if with_suite and all((REPO_ROOT / f).exists() for f in PAPER_CHECKS):
+        for path in PAPER_CHECKS:
+            cmd += ["-c", str(REPO_ROOT / path)]
+        for name in PAPER_SELECTION:
+            cmd += ["-n", name]
+        for setting in PAPER_SETTINGS:
             cmd += ["-S", setting]
     return cmd + ["--system", partitions, "-p", "host", "--exec-policy=serial", "-r",
                   "--report-file", os.path.join(out_dir, "report.json")]

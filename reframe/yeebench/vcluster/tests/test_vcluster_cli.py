@@ -55,3 +55,15 @@ def test_help_lists_every_action():
     assert rc == 0
     for action in ("up", "down", "status", "exec", "smoke", "verify", "preflight"):
         assert action in out
+
+
+def test_smoke_runs_the_papers_multi_node_comparisons_small():
+    from yeebench.vcluster import smoke
+    cmd = smoke.reframe_command("/tmp/out", "vcluster", with_suite=True)
+    for path in smoke.PAPER_CHECKS:
+        assert cmd[cmd.index(str(smoke.REPO_ROOT / path)) - 1] == "-c"
+    names = [cmd[i + 1] for i, word in enumerate(cmd) if word == "-n"]
+    assert {"FdtdNodeScaling", "FdtdPackingSweep%ranks=2", "^VclusterNetPIPE"} <= set(names)
+    assert "FdtdNodeScaling.rounds=1" in cmd and "FdtdPackingSweep.grid=48" in cmd
+    bare = smoke.reframe_command("/tmp/out", "vcluster", with_suite=False)
+    assert not any("fdtd_" in word for word in bare)

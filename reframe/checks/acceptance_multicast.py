@@ -1,0 +1,73 @@
+"""Acceptance, paper 003 test 13: network multicast scalability.
+
+AcceptanceMulticast runs the `mcast` probe (src/acceptance/mcast.c) with one rank per node: rank 0
+sends UDP datagrams to an administratively scoped IPv4 multicast group, and in each round 1, 2,
+4 ... all other nodes have joined it and count what arrives. PASS when every round delivered at
+least `min_delivery` of the datagrams to every receiver; FAIL below that, or when a datagram
+arrived damaged; NOT MEASURED when no receiver was on another node (kernel loopback, not the
+network) or when the network or kernel refuses multicast (the probe's SKIP reason: no multicast
+interface, a socket option refused, a join refused).
+FOMs: multicast_delivered (% of datagrams, worst receiver of the worst round), multicast_mbps_1
+and multicast_mbps_all (the slowest receiver's rate with one receiver and with all),
+multicast_scaling (x: all over one; 1 = the fabric replicates for free). Rank 0 sends as fast as it
+can in every round, so the rates follow the sender and the machine's load too: on shared virtual nodes
+the scaling was measured both below and above 1 (0.04-1.7), which says those nodes cannot show it.
+"""
+import os
+import shlex
+
+import reframe as rfm
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
+
+from yeebench import launch
+from yeebench.acceptance import multicast
+from yeebench.acceptance.rfm import AcceptanceMixin, last_line, span_all_nodes
+from yeebench.base import YeebenchCheck
+
+@rfm.simple_test
+class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
+    """IP multicast from one node to the others, over growing receiver counts (test 13)."""
+
+    time_limit = "3m"
+    descr = "Network: IP multicast from one node to 1, 2, 4 ... all others; delivery and rate per receiver count"
+    sourcesdir = "src/acceptance"
+    executable = "./mcast"
+    mpicc = variable(str, value="mpicc")
+    #: mcast options (datagrams per round, bytes each; --iface NAME to choose the interface).
+    mcast_opts = variable(str, value="--count 2000 --size 1024")
+    #: Smallest fraction of the datagrams every receiver must get in every round.
+    min_delivery = variable(float, value=0.99)
+
+    def is_smoke_case(self):
+        return True
+
+    smoke_overrides = {"mcast_opts": "--count 200 --size 1024"}
+
+    @run_after("setup")
+    def place(self):
+        one_node = self.current_partition.scheduler.registered_name == "local"
+        span_all_nodes(self, 2 if one_node else 1)
+        self.executable_opts = shlex.split(self.mcast_opts)
+        launch.allow_oversubscription(self, self.num_tasks_per_node, self.node_topology.num_cores)
+
+    @run_before("run")
+    def compile_in_job(self):
+        self.prerun_cmds = [f"{self.mpicc} -O2 -o mcast mcast.c"]
+
+    @sanity_function
+    def validate(self):
+        try:
+            with open(os.path.join(self.stagedir, str(self.stdout))) as fh:
+                summary, self._rounds = multicast.parse(fh.read())
+        except (OSError, multicast.McastOutputError) as err:
+            return self.verdict(False, f"mcast: {err}; {last_line(self, self.stderr) or 'nothing on stderr'}")
+        status, reason = multicast.verdict(summary, self._rounds, self.min_delivery)
+        if status == "not measured":
+            return self.not_measured(reason, multicast.details(self._rounds))
+        return self.verdict(status == "pass", reason, multicast.details(self._rounds))
+
+    def collect_foms(self):
+        if not self.measured:
+            return
+        for name, value, unit, direction in multicast.foms(self._rounds):
+            self.add_fom(name, value, unit, direction)

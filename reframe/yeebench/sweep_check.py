@@ -1,0 +1,148 @@
+"""SolverSweep: the base of the checks that run one comparison of the solver as one job.
+
+Every case of the comparison runs in the same allocation, on the same nodes, with the same grid,
+steps and ranks x threads, interleaved over `rounds` (yeebench.sweeps); the job's script,
+`sweep.sh`, holds one launch line per case and round and is kept with the results. A subclass
+lists its cases (`sweep_cases`), may verify each case's placement (`case_problems`) and records
+its figures from the best round of every case (`collect_sweep_foms`); the ratios between cases
+come from yeebench.comparisons.
+
+A case that this partition cannot run is left out before the job with its reason in
+`observations['skipped_cases']`; a case whose component is missing on the compute node (an
+MPI collective component, numactl's policy) writes `case-NAME.skip` with the reason instead of
+a report, and is left out the same way.
+"""
+import os
+
+import reframe.utility.sanity as sn
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import run_after, sanity_function, variable
+
+from yeebench import comparisons, launch, sweeps
+from yeebench.base import YeebenchCheck
+from yeebench.solver import SolverMixin, keep_output_files
+
+SCRIPT = 'sweep.sh'
+
+
+def skip_file(case):
+    return f'case-{comparisons.safe_name(case.name)}.skip'
+
+
+class SolverSweep(SolverMixin, YeebenchCheck):
+    '''One comparison of the solver; subclasses define the cases.'''
+
+    #: Rounds each case runs, interleaved with the other cases; each case keeps its best round.
+    rounds = variable(int, value=2)
+
+    #: Nodes the comparison uses; 0 = every node of the partition (the papers compare on all of them).
+    nodes = variable(int, value=0)
+
+    tags = {'app', 'full'}
+
+    def sweep_cases(self, nodes):
+        '''Override: the list of sweeps.Case of this comparison on `nodes` nodes.'''
+        raise NotImplementedError
+
+    def sweep_options(self):
+        '''The solver options every case shares (the report file is added per case).'''
+        opts = self.solver_options()
+        at = opts.index('--report')
+        return opts[:at] + opts[at + 2:]
+
+    def work_problems(self, best):
+        '''Problems when the cases did not do the same work (override where cases differ on purpose).'''
+        return sweeps.same_work(best)
+
+    def case_problems(self, case, report):
+        '''Override: problems (strings) with how `case` ran (e.g. its placement); [] when as requested.'''
+        return []
+
+    @run_after('setup')
+    def plan_sweep(self):
+        nodes = self.nodes or self.partition_nodes
+        self.skip_if(nodes > self.partition_nodes,
+                     f'nodes={nodes}, partition {self.current_partition.fullname} has {self.partition_nodes}')
+        self.sweep_nodes = nodes
+        self.skipped_cases = {}
+        self.cases = self.sweep_cases(nodes)
+        self.skip_if(len(self.cases) < 2, 'fewer than two cases can run here, nothing to compare: '
+                     + '; '.join(f'{k}: {v}' for k, v in self.skipped_cases.items()))
+        cores = self.node_topology.num_cores
+        # the allocation: every core of every node; each case line launches its own geometry
+        self.num_tasks, self.num_tasks_per_node, self.num_cpus_per_task = nodes * cores, cores, 1
+        lines = sweeps.commands(self.cases, self.yee.paths['yee'], self.sweep_options(), self.rounds)
+        order = [case for _ in range(self.rounds) for case in self.cases]   # the order of `lines`
+        with open(os.path.join(self.stagedir, SCRIPT), 'w') as fh:
+            fh.write('set -e\n' + ''.join(self.guarded(case, line) + '\n' for case, line in zip(order, lines)))
+        self.job.launcher = getlauncher('local')()   # the script launches each case itself
+        self.executable, self.executable_opts = 'bash', [SCRIPT]
+        keep_output_files(self, SCRIPT, *[sweeps.report_file(c, r) for c in self.cases for r in range(self.rounds)])
+
+    def guarded(self, case, line):
+        '''Override to wrap a case's line in a test, run on the compute node, of what the case needs.'''
+        return line
+
+    @property
+    def launcher_binds(self):
+        '''False where the partition declares that its launcher cannot bind ranks (extras.cpu_binding).'''
+        return self.current_partition.extras.get('cpu_binding') is not False
+
+    def require_binding(self, what):
+        self.skip_if(not self.launcher_binds,
+                     f'partition {self.current_partition.fullname} declares no CPU binding (extras.cpu_binding: '
+                     f'false), so {what} cannot be realised')
+
+    def launch_for(self, num_tasks, options):
+        return launch.prefix(self, num_tasks, options, self.node_topology.num_cores)
+
+    def skip_case(self, name, reason):
+        self.skipped_cases[name] = reason
+
+    def _runnable(self):
+        runnable = []
+        for case in self.cases:
+            path = os.path.join(self.stagedir, skip_file(case))
+            if os.path.exists(path):
+                with open(path) as fh:
+                    self.skipped_cases[case.name] = fh.read().strip()
+            else:
+                runnable.append(case)
+        return runnable
+
+    @sanity_function
+    def assert_sweep(self):
+        cases = self._runnable()
+        self.observations['skipped_cases'] = dict(self.skipped_cases)
+        try:
+            self.best = sweeps.best(sweeps.read_reports(self.stagedir, cases, self.rounds))
+        except sweeps.SweepError as err:
+            return sn.assert_true(False, f'{err}; the job stopped at: {self.last_error_line()}')
+        problems = self.work_problems(self.best)
+        for case in cases:
+            problems += [f'{case.name}: {p}' for p in self.case_problems(case, self.best[case.name])]
+        self.observations['cases'] = {name: {'ranks': r['ranks'], 'threads': r['threads'],
+                                             'mcells_per_s': r['mcells_per_s']} for name, r in self.best.items()}
+        return sn.assert_false(problems, '; '.join(problems))
+
+    def last_error_line(self):
+        '''The solver's error line in the job's stderr, else its last line.'''
+        try:
+            with open(os.path.join(self.stagedir, str(self.stderr))) as fh:
+                lines = [line.strip() for line in fh if line.strip()]
+        except OSError:
+            return 'no stderr'
+        errors = [line for line in lines if line.startswith('yee: error:')]
+        return (errors or lines or ['nothing on stderr'])[-1]
+
+    def collect_foms(self):
+        for name, rep in self.best.items():
+            self.add_fom(f'{comparisons.safe_name(name)}_mcells_per_s', rep['mcells_per_s'], 'Mcells/s', 'higher')
+        self.collect_sweep_foms()
+
+    def collect_sweep_foms(self):
+        '''Override: the comparison's ratios.'''
+
+    def add_ratios(self, values, baseline, kind, suffix=''):
+        for name, value, unit, direction in comparisons.ratio_foms(values, baseline, kind):
+            self.add_fom(name + suffix, value, unit, direction)

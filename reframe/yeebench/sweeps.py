@@ -1,0 +1,89 @@
+"""Like-for-like comparisons run as one job.
+
+A comparison (binding, NUMA policy, packing, collective implementation, node count) runs all
+of its cases in the same allocation, on the same nodes, with the same grid, steps and ranks x
+threads (what a case changes is its name's business: placement, memory policy, MCA setting),
+interleaved over rounds - A B C, A B C, ... - so that a slow minute of a shared machine does not
+fall on one case only. Each case keeps its best round. The ratios between cases are then
+recorded by the check (yeebench.comparisons).
+
+This module only plans the commands and reads the reports back; the check supplies the launch
+prefix of each case (yeebench.launch owns the launcher's options).
+"""
+import json
+import os
+import shlex
+from dataclasses import dataclass, field
+
+from yeebench.comparisons import safe_name
+
+
+class SweepError(ValueError):
+    """A case's report is missing or unusable (the message names the case and file)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    '''One case of a comparison: how it is launched and what it runs under.'''
+    name: str
+    prefix: str                                   # launcher prefix ('' to run the program directly)
+    env: dict = field(default_factory=dict)       # set for this case only (env K=V ...)
+    wrapper: tuple = ()                           # e.g. ('numactl', '--localalloc')
+    options: tuple = ()                           # extra program options of this case
+
+
+def report_file(case, rnd):
+    return f'case-{safe_name(case.name if isinstance(case, Case) else case)}-r{rnd}.json'
+
+
+def command(case, program, options, rnd):
+    '''The shell line running one round of one case, writing its report file.'''
+    env = ['env'] + [f'{k}={v}' for k, v in sorted(case.env.items())] if case.env else []
+    quoted = ' '.join(shlex.quote(str(w)) for w in (*case.wrapper, program, *options, *case.options,
+                                                    '--report', report_file(case, rnd)))
+    # the prefix is the launcher's own, already a shell word list
+    return ' '.join(p for p in (' '.join(shlex.quote(w) for w in env), case.prefix, quoted) if p)
+
+
+def commands(cases, program, options, rounds):
+    '''Every round of every case, interleaved: round 0 of each case, then round 1, ...'''
+    if rounds < 1:
+        raise SweepError(f'rounds must be >= 1, got {rounds}')
+    names = [c.name for c in cases]
+    if len(set(map(safe_name, names))) != len(names):
+        raise SweepError(f'case names must be distinct: {names}')
+    return [command(case, program, options, rnd) for rnd in range(rounds) for case in cases]
+
+
+def read_reports(stagedir, cases, rounds):
+    '''{case name: [report, ...]} of every round; SweepError naming the first missing or invalid one.'''
+    out = {}
+    for case in cases:
+        for rnd in range(rounds):
+            path = os.path.join(stagedir, report_file(case, rnd))
+            try:
+                with open(path) as fh:
+                    rep = json.load(fh)
+            except (OSError, ValueError) as err:
+                raise SweepError(f'case {case.name}, round {rnd}: no readable report {os.path.basename(path)} '
+                                 f'({err.__class__.__name__}: {err})') from None
+            if rep.get('valid') is not True:
+                raise SweepError(f'case {case.name}, round {rnd}: the solver says INVALID '
+                                 f'({rep.get("invalid_reason", "no reason given")})')
+            out.setdefault(case.name, []).append(rep)
+    return out
+
+
+def best(reports, metric='mcells_per_s'):
+    '''{case: its round with the highest `metric`}.'''
+    return {name: max(reps, key=lambda r: r[metric]) for name, reps in reports.items()}
+
+
+def same_work(reports):
+    '''Problems (strings) when the cases did not run the same grid, steps and ranks x threads.'''
+    keys = {name: (tuple(sorted(r['grid'].items())), r['steps'], r['ranks'] * r['threads'])
+            for name, r in reports.items()}
+    if len(set(keys.values())) <= 1:
+        return []
+    return ['cases differ in (grid, steps, ranks x threads): '
+            + '; '.join(f'{n}: {k[0]}, {k[1]} steps, {k[2]} workers' for n, k in sorted(keys.items()))]

@@ -1,0 +1,81 @@
+"""The papers' comparison checks: listing, smoke membership, and the job script each one writes (dry runs)."""
+import re
+import shlex
+from pathlib import Path
+
+from test_suite_checks import REPO, list_checks, listed, run_reframe
+
+FILES = ('fdtd_comparisons', 'fdtd_messages', 'fdtd_collectives', 'io_paper', 'acceptance_multicast')
+SMOKE = ('FdtdBindingSweep', 'FdtdNumaSweep %placement=per-socket', 'FdtdNodeScaling', 'FdtdPackingSweep %ranks=2',
+         'FdtdMessageStats %ranks=2', 'HaloMessageSizes', 'FdtdCollectiveProfile', 'IoOutputPaper',
+         'AcceptanceMulticast')
+
+
+def _files(*names):
+    return [arg for f in names or FILES for arg in ('-c', str(REPO / 'reframe/checks' / f'{f}.py'))]
+
+
+def test_the_paper_checks_load_and_their_smoke_cases(tmp_path):
+    text = list_checks(*_files(), '-t', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9')
+    assert 'WARNING' not in text and 'skipping test file' not in text, text
+    names = [line[2:].split(' /')[0] for line in listed(text)]
+    assert sorted(names) == sorted(SMOKE)
+    full = [line[2:].split(' /')[0] for line in listed(list_checks(*_files(), tmp_path=tmp_path, nvidia_smi='exit 9'))]
+    assert {f'FdtdNumaSweep %placement={p}' for p in ('per-node', 'per-socket', 'per-core')} <= set(full)
+    assert {f'FdtdPackingSweep %ranks={r}' for r in (2, 4, 8, 16, 32, 64)} <= set(full)
+
+
+def _script(tmp_path, name, *args):
+    run_reframe(*_files(), '-n', name, '--dry-run', *args, tmp_path=tmp_path)
+    (script,) = list(Path(tmp_path).glob(f'**/stage/**/{name.split("%")[0]}*/sweep.sh'))
+    return [line for line in script.read_text().splitlines() if line != 'set -e']
+
+
+def _words(line):
+    return shlex.split(line.replace(';', ' ; '))
+
+
+def test_binding_sweep_runs_every_placement_on_the_same_grid_and_cores(tmp_path):
+    lines = _script(tmp_path, 'FdtdBindingSweep', '-S', 'rounds=2')
+    assert len(lines) == 6                                    # 3 placements x 2 rounds, interleaved
+    reports = [re.search(r'--report (\S+)', line).group(1) for line in lines]
+    assert reports[:3] == ['case-per_node-r0.json', 'case-per_socket-r0.json', 'case-per_core-r0.json']
+    grids = {tuple(w for w in _words(line) if re.fullmatch(r'\d+', w))[-2:] for line in lines}
+    assert len(grids) == 1, grids                             # --n G --steps S identical in every case
+    workers = set()
+    for line in lines:
+        env = dict(w.split('=', 1) for w in _words(line) if re.fullmatch(r'OMP_NUM_THREADS=\d+', w))
+        np = int(_words(line)[_words(line).index('-np') + 1]) if '-np' in _words(line) else 1
+        workers.add(np * int(env['OMP_NUM_THREADS']))
+    assert len(workers) == 1, workers                         # ranks x threads alike: the node's cores
+
+
+def test_numa_sweep_baseline_is_unbound_and_policies_are_bound(tmp_path):
+    lines = _script(tmp_path, 'FdtdNumaSweep%placement=per-core', '-S', 'rounds=1')
+    unpinned, local, inter = lines
+    assert 'case-unpinned-r0.json' in unpinned and 'numactl' not in unpinned
+    assert '--bind-to none' in unpinned and 'OMP_PROC_BIND=false' in unpinned
+    for line, policy in ((local, '--localalloc'), (inter, '--interleave=all')):
+        assert f'if why=$(numactl {policy} true 2>&1)' in line and '--bind-to core' in line
+        assert f'numactl {policy} ' in line.split('; then ', 1)[1]
+
+
+def test_collective_profile_allreduces_every_step_under_each_implementation(tmp_path):
+    lines = _script(tmp_path, 'FdtdCollectiveProfile', '-S', 'rounds=1')
+    assert [re.search(r'--report case-(\w+)-r0', line).group(1) for line in lines] == \
+        ['tuned', 'han', 'basic', 'ucc', 'hcoll']
+    assert all('--energy-every 1' in line for line in lines)
+    assert 'OMPI_MCA_coll=self,basic,libnbc ' in lines[2]
+    for line, comp in zip(lines[3:], ('ucc', 'hcoll')):
+        assert line.startswith(f"if ompi_info --parsable 2>/dev/null | grep -q '^mca:coll:{comp}:'; then")
+        assert f"no coll/{comp} component (ompi_info)' > case-{comp}.skip" in line
+
+
+def test_io_sweep_runs_the_papers_sizes_per_format_and_rank_count(tmp_path):
+    lines = [line for line in _script(tmp_path, 'IoOutputPaper', '-S', 'sizes=paper', '-S', 'formats=ascii,hdf5-zlib')
+             if not line.startswith('rm -rf ')]
+    sizes = sorted({int(re.search(r'--ny (\d+)', line).group(1)) for line in lines})
+    assert sizes == list(range(30, 191, 10))
+    zlib = [line for line in lines if 'out-hdf5_zlib_p' in line]
+    assert zlib and all('--output hdf5 --hdf5-compress deflate' in line for line in zlib)
+    assert len(lines) == 2 * 17 * len({re.search(r'_p(\d+)_n', line).group(1) for line in lines})

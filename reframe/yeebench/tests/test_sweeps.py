@@ -1,0 +1,50 @@
+"""One-job comparisons: commands interleaved over rounds, reports read back, best round, same work."""
+import json
+
+import pytest
+
+from yeebench import sweeps
+
+CASES = [sweeps.Case('per-node', 'mpirun -np 2 --map-by ppr:1:node', {'OMP_NUM_THREADS': '4'}),
+         sweeps.Case('per-core', 'mpirun -np 8 --map-by ppr:4:node', {'OMP_NUM_THREADS': '1'},
+                     wrapper=('numactl', '--localalloc'))]
+
+
+def test_commands_interleave_rounds_and_name_their_reports():
+    lines = sweeps.commands(CASES, '/opt/yee', ['--n', '96', '--steps', '100'], rounds=2)
+    assert len(lines) == 4
+    assert lines[0] == ('env OMP_NUM_THREADS=4 mpirun -np 2 --map-by ppr:1:node /opt/yee --n 96 --steps 100 '
+                        '--report case-per_node-r0.json')
+    assert lines[1].startswith('env OMP_NUM_THREADS=1 mpirun -np 8 --map-by ppr:4:node numactl --localalloc /opt/yee')
+    assert [line.rsplit(' ', 1)[1] for line in lines] == ['case-per_node-r0.json', 'case-per_core-r0.json',
+                                                    'case-per_node-r1.json', 'case-per_core-r1.json']
+    with pytest.raises(sweeps.SweepError, match='rounds'):
+        sweeps.commands(CASES, 'yee', [], rounds=0)
+    with pytest.raises(sweeps.SweepError, match='distinct'):
+        sweeps.commands([CASES[0], sweeps.Case('per_node', '')], 'yee', [], rounds=1)
+
+
+def _report(rate, grid=96, steps=100, ranks=2, threads=4, valid=True):
+    return {'valid': valid, 'mcells_per_s': rate, 'grid': {'nx': grid, 'ny': grid, 'nz': grid}, 'steps': steps,
+            'ranks': ranks, 'threads': threads}
+
+
+def test_best_round_per_case_and_missing_reports(tmp_path):
+    for name, rates in (('per-node', (10, 30)), ('per-core', (20, 5))):
+        for rnd, rate in enumerate(rates):
+            (tmp_path / sweeps.report_file(name, rnd)).write_text(json.dumps(_report(rate, ranks=2 if name == 'per-node' else 8,
+                                                                              threads=4 if name == 'per-node' else 1)))
+    reports = sweeps.read_reports(tmp_path, CASES, 2)
+    assert {k: r['mcells_per_s'] for k, r in sweeps.best(reports).items()} == {'per-node': 30, 'per-core': 20}
+    assert sweeps.same_work(sweeps.best(reports)) == []
+    with pytest.raises(sweeps.SweepError, match='case per-node, round 2: no readable report case-per_node-r2.json'):
+        sweeps.read_reports(tmp_path, CASES, 3)
+    (tmp_path / sweeps.report_file('per-core', 1)).write_text(json.dumps(_report(1, valid=False)))
+    with pytest.raises(sweeps.SweepError, match='per-core, round 1: the solver says INVALID'):
+        sweeps.read_reports(tmp_path, CASES, 2)
+
+
+def test_same_work_names_the_cases_that_differ():
+    problems = sweeps.same_work({'a': _report(1), 'b': _report(1, grid=48), 'c': _report(1, ranks=4, threads=2)})
+    assert len(problems) == 1 and "b: (('nx', 48)" in problems[0]
+    assert sweeps.same_work({'a': _report(1), 'c': _report(1, ranks=8, threads=1)}) == []
