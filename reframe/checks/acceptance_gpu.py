@@ -46,7 +46,7 @@ class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
         self.num_gpus_per_node = 1  # becomes the scheduler's GPU request (e.g. Slurm --gres)
         self.job.launcher = getlauncher("local")()
         # nvcc is looked for on the node, when the job runs; without it the verdict is NOT MEASURED
-        self.prerun_cmds = [f"command -v nvcc > /dev/null || {{ echo 'nvcc not found on the node\'s PATH "
+        self.prerun_cmds = [f"command -v nvcc > /dev/null || {{ echo 'nvcc not found on the node PATH "
                             f"(CUDA toolkit)' > {NO_NVCC}; exit 0; }}",
                             f"nvcc -O3 -std=c++17 {self.nvcc_arch} -o {self.kernel} {self.kernel}.cu"]
         self.executable = f"./{self.kernel}"

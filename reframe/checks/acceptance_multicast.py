@@ -24,6 +24,10 @@ from yeebench.acceptance import multicast
 from yeebench.acceptance.rfm import AcceptanceMixin, last_line, span_all_nodes
 from yeebench.base import YeebenchCheck
 
+#: Written by the job when the node has no MPI compiler wrapper to build the probe with.
+NO_MPICC = "mpicc-missing.txt"
+
+
 @rfm.simple_test
 class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
     """IP multicast from one node to the others, over growing receiver counts (test 13)."""
@@ -52,10 +56,15 @@ class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
 
     @run_before("run")
     def compile_in_job(self):
-        self.prerun_cmds = [f"{self.mpicc} -O2 -o mcast mcast.c"]
+        # A runtime-only node or image (no compiler) measures nothing rather than failing to launch.
+        self.prerun_cmds = [f"command -v {shlex.quote(self.mpicc)} > /dev/null || {{ echo '{self.mpicc} not found "
+                            f"on the node PATH: no compiler to build the mcast probe' > {NO_MPICC}; exit 0; }}",
+                            f"{self.mpicc} -O2 -o mcast mcast.c"]
 
     @sanity_function
     def validate(self):
+        if os.path.exists(os.path.join(self.stagedir, NO_MPICC)):
+            return self.not_measured(last_line(self, NO_MPICC))
         try:
             with open(os.path.join(self.stagedir, str(self.stdout))) as fh:
                 summary, self._rounds = multicast.parse(fh.read())

@@ -1,6 +1,7 @@
 """The papers' comparison checks: listing, smoke membership, and the job script each one writes (dry runs)."""
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 from test_suite_checks import REPO, list_checks, listed, run_reframe
@@ -79,3 +80,14 @@ def test_io_sweep_runs_the_papers_sizes_per_format_and_rank_count(tmp_path):
     zlib = [line for line in lines if 'out-hdf5_zlib_p' in line]
     assert zlib and all('--output hdf5 --hdf5-compress deflate' in line for line in zlib)
     assert len(lines) == 2 * 17 * len({re.search(r'_p(\d+)_n', line).group(1) for line in lines})
+
+
+def test_multicast_without_an_mpi_compiler_on_the_node_is_not_measured_with_the_reason(tmp_path):
+    # A runtime-only image has no mpicc: the job must say so, not fail to launch a probe it never built.
+    out = run_reframe(*_files('acceptance_multicast'), '-n', 'AcceptanceMulticast', '-t', 'smoke',
+                      '-S', 'mpicc=no-such-mpicc', '-r', tmp_path=tmp_path)
+    text = out.stdout + out.stderr
+    assert 'NOT MEASURED AcceptanceMulticast: no-such-mpicc not found on the node PATH' in text, text
+    (script,) = list(Path(tmp_path).glob('**/stage/**/AcceptanceMulticast*/rfm_job.sh')) or \
+        list(Path(tmp_path).glob('**/output/**/AcceptanceMulticast*/rfm_job.sh'))
+    assert subprocess.run(['bash', '-n', str(script)]).returncode == 0
