@@ -56,10 +56,13 @@ class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
 
     @run_before("run")
     def compile_in_job(self):
-        # A runtime-only node or image (no compiler) measures nothing rather than failing to launch.
-        self.prerun_cmds = [f"command -v {shlex.quote(self.mpicc)} > /dev/null || {{ echo '{self.mpicc} not found "
+        # A runtime-only node or image measures nothing rather than failing to launch: it may lack the
+        # wrapper, or have the wrapper (Debian's openmpi-bin) without the compiler behind it.
+        mpicc = shlex.quote(self.mpicc)
+        self.prerun_cmds = [f"command -v {mpicc} > /dev/null || {{ echo '{self.mpicc} not found "
                             f"on the node PATH: no compiler to build the mcast probe' > {NO_MPICC}; exit 0; }}",
-                            f"{self.mpicc} -O2 -o mcast mcast.c"]
+                            f"{mpicc} -O2 -o mcast mcast.c 2> mcast-build.err || {{ echo \"{self.mpicc} could "
+                            f"not build the mcast probe: $(tail -n 1 mcast-build.err)\" > {NO_MPICC}; exit 0; }}"]
 
     @sanity_function
     def validate(self):

@@ -91,3 +91,14 @@ def test_multicast_without_an_mpi_compiler_on_the_node_is_not_measured_with_the_
     (script,) = list(Path(tmp_path).glob('**/stage/**/AcceptanceMulticast*/rfm_job.sh')) or \
         list(Path(tmp_path).glob('**/output/**/AcceptanceMulticast*/rfm_job.sh'))
     assert subprocess.run(['bash', '-n', str(script)]).returncode == 0
+
+
+def test_multicast_whose_compiler_wrapper_cannot_build_is_not_measured_with_the_reason(tmp_path):
+    # Debian's runtime openmpi-bin ships mpicc without gcc: the wrapper exists and fails.
+    wrapper = tmp_path / 'broken-mpicc'
+    wrapper.write_text('#!/bin/sh\necho "wrapper: no underlying compiler" >&2\nexit 1\n')
+    wrapper.chmod(0o755)
+    out = run_reframe(*_files('acceptance_multicast'), '-n', 'AcceptanceMulticast', '-t', 'smoke',
+                      '-S', f'mpicc={wrapper}', '-r', tmp_path=tmp_path)
+    text = out.stdout + out.stderr
+    assert 'could not build the mcast probe: wrapper: no underlying compiler' in text, text
