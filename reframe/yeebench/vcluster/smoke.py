@@ -29,12 +29,15 @@ SUITE_SELECTION = ["NetPIPEPt2Pt%transport=ob1-vader%locality=intra",
     for benchmark in ("osu_latency", "osu_bw")]
 SUITE_SETTINGS = ["NetPIPEPt2Pt.repeats=10", "OsuPt2Pt.max_size=1048576",
                   "OsuPt2Pt.iterations_for=osu_latency:200,osu_bw:20"]
-# The papers' comparisons that need several nodes (paper 000 Fig. 12, paper 002 Fig. 3), at a size that
-# keeps each a few seconds on shared virtual nodes: they show the like-for-like pipeline across nodes,
-# not the papers' speeds (reframe/papers/).
+# The papers' comparisons across nodes (paper 000 Figs. 6, 7 and 12 on all of the partition's nodes,
+# paper 002 Fig. 3), at a size that keeps each a few seconds on shared virtual nodes: they show the
+# like-for-like pipeline across nodes, not the papers' speeds (reframe/papers/). The binding and NUMA
+# sweeps skip on a partition that declares no CPU binding, with the reason.
 PAPER_CHECKS = ("reframe/checks/fdtd_comparisons.py", "reframe/checks/fdtd_messages.py")
-PAPER_SELECTION = ["FdtdNodeScaling", "FdtdPackingSweep%ranks=2", "FdtdMessageStats%ranks=2"]
-PAPER_SETTINGS = [f"{check}.{var}" for check in ("FdtdNodeScaling", "FdtdPackingSweep")
+PAPER_SWEEPS = ("FdtdBindingSweep", "FdtdNumaSweep", "FdtdNodeScaling", "FdtdPackingSweep")
+PAPER_SELECTION = ["FdtdBindingSweep", "FdtdNumaSweep%placement=per-socket", "FdtdNodeScaling",
+                   "FdtdPackingSweep%ranks=2", "FdtdMessageStats%ranks=2"]
+PAPER_SETTINGS = [f"{check}.{var}" for check in PAPER_SWEEPS
                   for var in ("grid=48", "steps=100", "rounds=1")] + ["FdtdMessageStats.steps=50"]
 SKIPPED = 0
 

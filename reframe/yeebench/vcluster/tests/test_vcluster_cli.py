@@ -63,7 +63,9 @@ def test_smoke_runs_the_papers_multi_node_comparisons_small():
     for path in smoke.PAPER_CHECKS:
         assert cmd[cmd.index(str(smoke.REPO_ROOT / path)) - 1] == "-c"
     names = [cmd[i + 1] for i, word in enumerate(cmd) if word == "-n"]
-    assert {"FdtdNodeScaling", "FdtdPackingSweep%ranks=2", "^VclusterNetPIPE"} <= set(names)
-    assert "FdtdNodeScaling.rounds=1" in cmd and "FdtdPackingSweep.grid=48" in cmd
+    assert {"FdtdBindingSweep", "FdtdNumaSweep%placement=per-socket", "FdtdNodeScaling",
+            "FdtdPackingSweep%ranks=2", "^VclusterNetPIPE"} <= set(names)
+    for check in ("FdtdBindingSweep", "FdtdNumaSweep", "FdtdNodeScaling", "FdtdPackingSweep"):
+        assert f"{check}.rounds=1" in cmd and f"{check}.grid=48" in cmd
     bare = smoke.reframe_command("/tmp/out", "vcluster", with_suite=False)
     assert not any("fdtd_" in word for word in bare)
