@@ -66,6 +66,21 @@ def _testcases(report_path):
         yield case
 
 
+def _programs(case):
+    '''The programs a case measured: its executable, or what a wrapper (numactl ...) runs; for a script
+    the case kept with its results (a sweep: `bash sweep.sh`), every executable file the script names.'''
+    words = [str(w) for w in [case.get('executable') or '', *(case.get('executable_opts') or [])]]
+    script = os.path.join(case.get('outputdir') or '', words[1]) if len(words) > 1 else ''
+    if words[0] in ('bash', 'sh') and os.path.isfile(script):
+        with open(script) as fh:
+            named = [w for w in fh.read().split() if w.startswith('/')]
+        found = [w for w in named if os.path.isfile(w) and os.access(w, os.X_OK)]
+        if not found:
+            raise FactError(f'{case.get("unique_name")}: its script {script} names no program')
+        return found
+    return [next((w for w in words if w.startswith('/')), words[0])]
+
+
 def origins(report_path, view, prefix):
     '''Every program a -p spack case ran lies in the view; every -p host program in PREFIX.'''
     view, prefix = os.path.abspath(view), os.path.abspath(prefix)  # the paths as run, not resolved
@@ -74,12 +89,10 @@ def origins(report_path, view, prefix):
         env = case.get('environ')
         if case.get('result') == 'skip' or env not in counted:
             continue
-        # the program measured: the executable, or what a wrapper (numactl ...) runs
-        words = [str(w) for w in [case.get('executable') or '', *(case.get('executable_opts') or [])]]
-        exe = next((w for w in words if w.startswith('/')), words[0])
         where = view if env == 'spack' else prefix
-        if not os.path.abspath(exe).startswith(where + os.sep):
-            raise FactError(f'{case.get("unique_name")} in -p {env} ran {exe!r}, not a program in {where}')
+        for exe in _programs(case):
+            if not os.path.abspath(exe).startswith(where + os.sep):
+                raise FactError(f'{case.get("unique_name")} in -p {env} ran {exe!r}, not a program in {where}')
         counted[env] += 1
     if not counted['spack']:
         raise FactError(f'no -p spack case ran in {report_path}')

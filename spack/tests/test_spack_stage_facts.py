@@ -108,6 +108,30 @@ def test_a_spack_case_running_a_program_outside_the_view_fails(tmp_path):
         stage_facts.origins(report, view, tmp_path)
 
 
+def _sweep_case(tmp_path, program):
+    """A `bash sweep.sh` case whose kept script launches `program` (an executable file)."""
+    program.parent.mkdir(parents=True, exist_ok=True)
+    program.write_text('#!/bin/sh\n')
+    program.chmod(0o755)
+    out = tmp_path / 'output'
+    out.mkdir(exist_ok=True)
+    (out / 'sweep.sh').write_text(f'set -e\nenv OMP_NUM_THREADS=1 mpirun -np 1 {program} --report r.json\n')
+    report = fake_report(tmp_path, [('spack', 'bash', ['sweep.sh'], 1.0, 'FdtdBindingSweep')])
+    doc = json.loads(report.read_text())
+    doc['runs'][0]['testcases'][0]['outputdir'] = str(out)
+    report.write_text(json.dumps(doc))
+    return report
+
+
+def test_a_sweep_case_is_judged_by_the_programs_its_kept_script_runs(tmp_path):
+    view = tmp_path / 'view'
+    report = _sweep_case(tmp_path, view / 'bin' / 'yee')
+    assert stage_facts.origins(report, view, tmp_path / 'install').startswith('programs: 1 -p spack case')
+    outside = _sweep_case(tmp_path, tmp_path / 'install' / 'bin' / 'yee')
+    with pytest.raises(FactError, match='install/bin/yee'):
+        stage_facts.origins(outside, view, tmp_path / 'install')
+
+
 def test_no_ratio_without_both_environments(tmp_path):
     report = fake_report(tmp_path, [('spack', '/v/bin/yee', [], 200.0, SOLVER_1CORE)])
     with pytest.raises(FactError, match='-p host'):
