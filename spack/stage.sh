@@ -81,7 +81,7 @@ run_reframe() {
         reframe -C reframe/config/settings.py -c reframe/checks --system local -t smoke -x NetPIPEPt2Pt \
         -p spack -p host -S valid_prog_environs=spack \
         -S FdtdStrongScaling.valid_prog_environs=spack,host -S FdtdWeakScaling.valid_prog_environs=spack,host \
-        --exec-policy=serial -r --report-file $STATE/reframe/report.json
+        --exec-policy=serial --keep-stage-files -r --report-file $STATE/reframe/report.json
 }
 rm -f "$STATE/reframe/report.json"
 step reframe run_reframe

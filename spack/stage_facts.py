@@ -66,6 +66,14 @@ def _testcases(report_path):
         yield case
 
 
+def _as_run(path):
+    '''A program the solver fixture linked into its stage's bin/ (kept by --keep-stage-files) is the
+    link's target; any other path as it was run.'''
+    if os.path.islink(path) and os.path.basename(os.path.dirname(path)) == 'bin':
+        return os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+    return path
+
+
 def _programs(case):
     '''The programs a case measured: its executable, or what a wrapper (numactl ...) runs; for a script
     the case kept with its results (a sweep: `bash sweep.sh`), every executable file the script names.'''
@@ -90,7 +98,7 @@ def origins(report_path, view, prefix):
         if case.get('result') == 'skip' or env not in counted:
             continue
         where = view if env == 'spack' else prefix
-        for exe in _programs(case):
+        for exe in map(_as_run, _programs(case)):
             if not os.path.abspath(exe).startswith(where + os.sep):
                 raise FactError(f'{case.get("unique_name")} in -p {env} ran {exe!r}, not a program in {where}')
         counted[env] += 1

@@ -132,6 +132,22 @@ def test_a_sweep_case_is_judged_by_the_programs_its_kept_script_runs(tmp_path):
         stage_facts.origins(outside, view, tmp_path / 'install')
 
 
+def test_a_program_linked_by_the_solver_fixture_counts_where_its_link_points(tmp_path):
+    prefix, stage_bin = tmp_path / 'install', tmp_path / 'stage' / 'SolverBinary' / 'bin'
+    (prefix / 'bin').mkdir(parents=True)
+    (prefix / 'bin' / 'yee').write_text('')
+    stage_bin.mkdir(parents=True)
+    (stage_bin / 'yee').symlink_to(prefix / 'bin' / 'yee')
+    (stage_bin / 'own-yee').symlink_to('../install/bin/yee')     # a build of its own: not the prefix
+    report = fake_report(tmp_path, [('spack', f'{tmp_path}/view/bin/yee', [], 1.0, SOLVER_1CORE),
+                                    ('host', str(stage_bin / 'yee'), [], 1.0, SOLVER_1CORE)])
+    assert stage_facts.origins(report, tmp_path / 'view', prefix).endswith(f'1 -p host from {prefix}')
+    report = fake_report(tmp_path, [('spack', f'{tmp_path}/view/bin/yee', [], 1.0, SOLVER_1CORE),
+                                    ('host', str(stage_bin / 'own-yee'), [], 1.0, SOLVER_1CORE)])
+    with pytest.raises(FactError, match='own-yee|install/bin/yee'):
+        stage_facts.origins(report, tmp_path / 'view', prefix)
+
+
 def test_no_ratio_without_both_environments(tmp_path):
     report = fake_report(tmp_path, [('spack', '/v/bin/yee', [], 200.0, SOLVER_1CORE)])
     with pytest.raises(FactError, match='-p host'):
