@@ -139,6 +139,8 @@ def test_a_program_linked_by_the_solver_fixture_counts_where_its_link_points(tmp
     stage_bin.mkdir(parents=True)
     (stage_bin / 'yee').symlink_to(prefix / 'bin' / 'yee')
     (stage_bin / 'own-yee').symlink_to('../install/bin/yee')     # a build of its own: not the prefix
+    (tmp_path / 'view' / 'bin').mkdir(parents=True)        # a Spack view links into the install tree
+    (tmp_path / 'view' / 'bin' / 'yee').symlink_to(tmp_path / 'opt' / 'yee-main-abc' / 'bin' / 'yee')
     report = fake_report(tmp_path, [('spack', f'{tmp_path}/view/bin/yee', [], 1.0, SOLVER_1CORE),
                                     ('host', str(stage_bin / 'yee'), [], 1.0, SOLVER_1CORE)])
     assert stage_facts.origins(report, tmp_path / 'view', prefix).endswith(f'1 -p host from {prefix}')
