@@ -34,6 +34,10 @@ class Pt2PtBase(YeebenchCheck):
     #: Largest message size (bytes).
     max_size = variable(int, value=4 * 1024 * 1024)
 
+    #: Nominal rate of the link an inter-node pair crosses (bits/s; the partition's extras.link_rate_bps),
+    #: recorded so ingest can flag a bandwidth above it; None when intra-node or undeclared.
+    link_rate_bps = variable(float, int, type(None), value=None)
+
     tags = {'network', 'full'}
     time_limit = '30m'
 
@@ -52,6 +56,8 @@ class Pt2PtBase(YeebenchCheck):
         self.num_tasks_per_node = 1 if self.locality == 'inter' else 2
         self.env_vars.update(mpi.TRANSPORTS[self.transport])
         launch.apply_pair(self, self.locality == 'inter')
+        if self.locality == 'inter':
+            self.link_rate_bps = self.current_partition.extras.get('link_rate_bps')
 
     def add_curve_foms(self, sizes, latency_us=None, bandwidth=None, peak_name='peak_bw'):
         '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).'''

@@ -21,6 +21,7 @@ WITHIN_MODEL_BOUND = "within-model-bound"         # 100% = the alpha-beta lower 
 WORKING_SET_OVER_LLC = "working-set-4x-llc"       # a memory-bandwidth kernel smaller than 4x LLC measures cache
 WITHIN_MEMORY_PEAK = "within-measured-memory-peak"  # no memory bandwidth above the machine's measured DRAM peak
 REPEATS_AGREE = "repeats-agree"                   # repeats of one figure within a factor of 2 of each other
+WITHIN_LINK_RATE = "within-link-rate"             # no inter-node bandwidth above the link's nominal rate
 
 Figure = namedtuple("Figure", "pattern direction unit rules meaning")
 # First matching pattern wins; the last entry applies to every figure.
@@ -33,8 +34,22 @@ FIGURES = (
            "STREAM-style triad bandwidth (numa-bw)"),
     Figure("copy_bw", HIGHER, "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
            "STREAM-style copy bandwidth (numa-bw)"),
+    Figure("peak_bw", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+           "best point-to-point bandwidth of the curve (one direction)"),
+    Figure("bw_large", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+           "point-to-point bandwidth at large messages (one direction)"),
+    Figure("peak_bibw", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+           "best bidirectional bandwidth (both directions: bounded by twice the link rate)"),
+    Figure("bibw_large", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+           "bidirectional bandwidth at large messages (bounded by twice the link rate)"),
+    Figure("peak_mbw", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+           "best multi-pair bandwidth (one direction)"),
+    Figure("mbw_large", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+           "multi-pair bandwidth at large messages (one direction)"),
     Figure("*", None, None, (REPEATS_AGREE,), ""),
 )
+# Directions of the link a bandwidth figure uses at once (WITHIN_LINK_RATE's bound is this x the rate).
+LINK_DIRECTIONS = {"peak_bibw": 2, "bibw_large": 2}
 
 
 def figure(metric):

@@ -36,6 +36,7 @@ system = {
         'extras': {'num_nodes': 4,           # EDIT: nodes the checks may use (>= 2 enables inter-node runs)
                    'mpi_implementation': 'openmpi',
                    'llc_bytes': 2 * 32 * 2**20,   # EDIT: last-level cache of one node (all sockets), bytes
+                   'link_rate_bps': 100e9,        # EDIT: nominal rate of a node's link, bits/s (flags figures above it)
                    # EDIT: where the benchmarks are on the nodes (job-script text: variables allowed)
                    'osu': {'pt2pt': '$OSU_HOME/libexec/osu-micro-benchmarks/mpi/pt2pt',
                            'collective': '$OSU_HOME/libexec/osu-micro-benchmarks/mpi/collective',

@@ -212,10 +212,17 @@ def _working_sets(report):
     return sets
 
 
+def _link_rates(report):
+    """{testcase: bits/s} of the link each inter-node case crossed (the check's link_rate_bps)."""
+    return {case.get("unique_name") or report_reader.check_name(case): case["link_rate_bps"]
+            for _, case in report_reader.iter_testcases(report)
+            if isinstance(case.get("link_rate_bps"), (int, float)) and case["link_rate_bps"] > 0}
+
+
 def check_plausibility(report, rows):
     """The run's plausibility warnings (flags, not failures), with what they were judged against."""
     llc = host_info.llc_bytes()
-    warnings = plausibility.evaluate(rows, _working_sets(report), llc)
+    warnings = plausibility.evaluate(rows, _working_sets(report), llc, _link_rates(report))
     return {"source": "ingest-host", "llc_bytes": llc, "warnings": warnings}
 
 

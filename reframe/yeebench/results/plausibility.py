@@ -13,6 +13,7 @@ WORKING_SET_FACTOR = 4      # a memory kernel's arrays must exceed this many tim
 UNSTABLE_RATIO = 2.0        # repeats further apart than this factor: the measurement is not stable
 MIN_TOLERANCE = 0.02        # allowance above a bound when the repeats say nothing about the noise
 
+_RATE_UNITS = {"B/s": 1, "kB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9}   # SI units of ingested rows
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kMGT]i?)?B?\s*$")
 _FACTORS = {None: 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
             "ki": 2**10, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
@@ -34,13 +35,15 @@ def _mib(nbytes):
     return f"{nbytes / 2**20:g} MiB"
 
 
-def evaluate(rows, working_sets=None, llc_bytes=None):
+def evaluate(rows, working_sets=None, llc_bytes=None, link_rates=None):
     """Warnings for the rows of one run.
 
-    working_sets: {testcase: bytes a memory kernel touched}; llc_bytes: last-level cache size.
+    working_sets: {testcase: bytes a memory kernel touched}; llc_bytes: last-level cache size;
+    link_rates: {testcase: nominal bits/s of the link an inter-node case crossed (extras.link_rate_bps)}.
     """
     from yeebench.results.compare import group_rows
     working_sets = working_sets or {}
+    link_rates = link_rates or {}
     groups = OrderedDict()
     for key, group in group_rows(rows).items():
         groups[key] = (group, [r["value"] for r in group], metrics.figure(key[5]))
@@ -85,6 +88,14 @@ def evaluate(rows, working_sets=None, llc_bytes=None):
             warn(group, metrics.WITHIN_MEMORY_PEAK,
                  f"{key[5]} {median:.3g} {unit} is above the measured memory peak {peak:.3g} {unit} "
                  f"({peak_from})")
+        link_rate = link_rates.get(group[0].get("testcase"))
+        if metrics.WITHIN_LINK_RATE in fig.rules and link_rate and unit in _RATE_UNITS:
+            bound = metrics.LINK_DIRECTIONS.get(key[5], 1) * link_rate / 8 / _RATE_UNITS[unit]
+            if median > bound * (1 + tol):
+                warn(group, metrics.WITHIN_LINK_RATE,
+                     f"{key[5]} {median:.3g} {unit} is above the link's nominal {bound:.3g} {unit} "
+                     f"(a {link_rate / 1e9:g} Gbit/s link): a rate limiter's burst or "
+                     f"traffic that did not cross the link; the large-message figure is the sustained one")
         if metrics.REPEATS_AGREE in fig.rules and len(values) >= 2 and min(values) > 0 \
                 and max(values) / min(values) > UNSTABLE_RATIO:
             warn(group, metrics.REPEATS_AGREE,

@@ -77,3 +77,29 @@ def test_ingest_records_and_prints_the_warnings(tmp_path):
         # the smoke numa-bw arrays (3 x 16 MiB) against this machine's last-level cache
         assert {w["rule"] for w in flagged} >= {metrics.WORKING_SET_OVER_LLC}
         assert proc.stderr.count("plausibility warning") == len(flagged)
+
+
+def test_inter_node_bandwidth_above_the_link_rate():
+    gbit = 1e9   # a 1 Gbit/s link carries at most 125 MB/s each way
+    burst = _rows("peak_bw", [214.0, 188.0, 201.0], unit="MB/s", testcase="inter")
+    warnings = plausibility.evaluate(burst, link_rates={"inter": gbit})
+    assert _rules(warnings) == [metrics.WITHIN_LINK_RATE] and "125 MB/s" in warnings[0]["message"]
+    sustained = _rows("bw_large", [117.0, 118.0, 117.5], unit="MB/s", testcase="inter")
+    assert plausibility.evaluate(sustained, link_rates={"inter": gbit}) == []
+    both_ways = _rows("peak_bibw", [230.0, 231.0, 229.0], unit="MB/s", testcase="inter")
+    assert plausibility.evaluate(both_ways, link_rates={"inter": gbit}) == []   # bound: 2 x 125 MB/s
+    assert plausibility.evaluate(burst, link_rates={}) == []                    # intra-node or undeclared
+
+
+def test_ingest_flags_a_bandwidth_above_the_declared_link(tmp_path):
+    from results_testutil import REPORT_A
+    report = json.loads(REPORT_A.read_text())
+    for case in report["runs"][0]["testcases"]:
+        if case["unique_name"] == "FixturePt2pt_1":   # 151 MB/s peak
+            case["perfvalues"] = {k.replace("bandwidth_peak", "peak_bw"): v for k, v in case["perfvalues"].items()}
+            case["link_rate_bps"] = 1e9
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    proc = run_cli("results", "ingest", path, "--results-dir", tmp_path / "results")
+    assert proc.returncode == 0, proc.stderr
+    assert "within-link-rate" in proc.stderr and "FixturePt2pt" in proc.stderr
