@@ -22,7 +22,9 @@ image=${YEEBENCH_IMAGE:-yeebench:latest}
 py=${PY:-$repo/.venv/bin/python}
 log() { echo "ci-build: $*"; }
 state=          # this run's state directory, once made
-skip() { log "SKIPPED: $*"; exit 0; }
+sif_skipped=$out/yeebench.sif.skipped   # why no SIF was built, for the stages that would run it
+skip() { log "SKIPPED: $*"; mkdir -p "$out"; echo "$*" > "$sif_skipped"; exit 0; }
+rm -f "$sif_skipped"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root to start a private Docker daemon (run: sudo $0)"
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || skip "the kernel has no overlay filesystem"
@@ -142,9 +144,11 @@ if [ "${YEEBENCH_APPTAINER:-1}" = 1 ]; then
     IMAGE="$image" OUT="$out" PY="$py" bash containers/apptainer-ci.sh || rc=$?
     case $rc in
         0) app_status=passed ;;
-        3) log "Apptainer stage skipped (see above)" ;;
+        3) log "Apptainer stage skipped (see above)"; echo "no apptainer (containers/apptainer.sh)" > "$sif_skipped" ;;
         *) log "error: Apptainer stage failed"; exit 1 ;;
     esac
+else
+    echo "YEEBENCH_APPTAINER=$YEEBENCH_APPTAINER" > "$sif_skipped"
 fi
 t_app1=$(date +%s)
 

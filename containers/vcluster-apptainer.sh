@@ -6,8 +6,8 @@
 # on both vcluster partitions with one rank per node: `srun --mpi=pmix ... apptainer exec` and
 # `mpirun ... apptainer exec` against the same launcher line on the host binaries, then takes the cluster
 # down again in every case. Figures: $OUT/ci-vcluster-apptainer.json (OUT: build/containers/vcluster-apptainer).
-# Skips (exit 0, reason printed) without the SIF, without apptainer, or where the cluster cannot run; a file
-# that is not a SIF fails at once, naming it, before any cluster is started and with nothing recorded.
+# Skips (exit 0, reason printed) without apptainer, where the cluster cannot run, or without the SIF when its
+# build recorded why it skipped (SIF.skipped); a missing SIF with no such record, or a file that is not a SIF, fails at once, naming it, before any cluster is started and with nothing recorded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -17,7 +17,14 @@ out=${OUT:-$repo/build/containers/vcluster-apptainer}
 py=${PY:-$repo/.venv/bin/python}
 yb=$repo/.venv/bin/yeebench
 log() { echo "vcluster-apptainer: $*"; }
-[ -f "$sif" ] || { log "SKIPPED: no image $sif (containers/ci-build.sh builds it)"; exit 0; }
+# A missing image is skipped only where the stage that builds it recorded why it could not (SIF.skipped):
+# an image that should exist and does not is a failure, not a skip.
+if [ ! -f "$sif" ]; then
+    [ -f "$sif.skipped" ] && { log "SKIPPED: no image $sif: its build was skipped: $(cat "$sif.skipped")"; exit 0; }
+    log "error: no image $sif, and no record that its build was skipped ($sif.skipped): build it first" \
+        "(make test-containers, or make test-containers-spack for the Spack image)"
+    exit 1
+fi
 problem=$(PYTHONPATH=reframe "$py" -c 'import sys; from yeebench import apptainer; print(apptainer.sif_problem(sys.argv[1]) or "")' "$sif")
 [ -z "$problem" ] || { log "error: before starting the cluster: $problem"; exit 1; }
 rc=0; bash containers/apptainer.sh > /dev/null || rc=$?

@@ -1,6 +1,7 @@
 """The container scripts: entry point behaviour, build context contents, shell syntax."""
 import os
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -158,11 +159,28 @@ def test_lab_file_checks_the_checksum_and_names_a_missing_lab(tmp_path):
     assert missing.returncode == 3 and 'not found (YEEBENCH_LAB=' in missing.stderr
 
 
-def test_vcluster_apptainer_skips_naming_the_missing_image(tmp_path):
-    out = subprocess.run(['bash', str(CONTAINERS / 'vcluster-apptainer.sh'), str(tmp_path / 'none.sif')],
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0
-    assert f'SKIPPED: no image {tmp_path / "none.sif"}' in out.stdout
+def test_vcluster_apptainer_fails_on_a_missing_image_unless_its_build_recorded_a_skip(tmp_path):
+    sif = tmp_path / 'none.sif'
+    def run():
+        return subprocess.run(['bash', str(CONTAINERS / 'vcluster-apptainer.sh'), str(sif)],
+                              capture_output=True, text=True, timeout=60)
+    missing = run()
+    assert missing.returncode == 1
+    assert f'error: no image {sif}, and no record that its build was skipped' in missing.stdout
+    (tmp_path / 'none.sif.skipped').write_text('no apptainer on PATH and no lab copy\n')
+    skipped = run()
+    assert skipped.returncode == 0
+    assert f'SKIPPED: no image {sif}: its build was skipped: no apptainer on PATH and no lab copy' in skipped.stdout
+
+
+def test_the_spack_image_build_records_why_it_skipped(tmp_path):
+    path = ':'.join(d for d in os.environ['PATH'].split(':') if not os.path.exists(os.path.join(d, 'apptainer')))
+    out = subprocess.run(['bash', str(CONTAINERS / 'spack-sif.sh')], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, 'PATH': path, 'YEEBENCH_LAB': str(tmp_path / 'nolab'),
+                              'YEEBENCH_APPTAINER_DIR': str(tmp_path / 'none'), 'OUT': str(tmp_path / 'out'),
+                              'PY': sys.executable})
+    assert out.returncode == 0 and 'SKIPPED' in out.stdout, out.stdout + out.stderr
+    assert 'no apptainer' in (tmp_path / 'out' / 'yeebench-spack.sif.skipped').read_text()
 
 
 def test_apptainer_stage_skips_with_exit_3_when_no_apptainer_is_found(tmp_path):
