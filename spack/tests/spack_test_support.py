@@ -104,9 +104,14 @@ def load_recipe(package_dir, path=None):
              'spack_repo.builtin.build_systems': types.ModuleType('spack_repo.builtin.build_systems'),
              'spack_repo.builtin.build_systems.cmake': cmake,
              'spack_repo.builtin.build_systems.cuda': cuda}
-    saved = {k: sys.modules.get(k) for k in fakes}
+    ours = 'spack_repo.yeebench.build_systems'   # this repository's own recipe code, loaded for real
+    fakes.update({'spack_repo.yeebench': types.ModuleType('spack_repo.yeebench'), ours: types.ModuleType(ours)})
+    saved = {k: sys.modules.get(k) for k in [*fakes, f'{ours}.develop']}
     sys.modules.update(fakes)
     try:
+        shared = importlib.util.spec_from_file_location(f'{ours}.develop', RECIPES.parent / 'build_systems' / 'develop.py')
+        sys.modules[f'{ours}.develop'] = importlib.util.module_from_spec(shared)
+        shared.loader.exec_module(sys.modules[f'{ours}.develop'])
         path = path or RECIPES / package_dir / 'package.py'
         spec = importlib.util.spec_from_file_location(f'yeebench_recipe_{package_dir}', path)
         module = importlib.util.module_from_spec(spec)

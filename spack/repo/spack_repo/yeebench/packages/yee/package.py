@@ -9,6 +9,8 @@ import re
 from spack_repo.builtin.build_systems.cmake import CMakePackage
 from spack_repo.builtin.build_systems.cuda import CudaPackage
 
+from spack_repo.yeebench.build_systems.develop import ProjectFolderDevelop
+
 from spack.package import *
 
 # Backends: the solver/src/backends/*/backend.cmake of this repository (a new one needs no edit here).
@@ -17,7 +19,7 @@ BACKENDS = tuple(sorted(os.path.basename(os.path.dirname(p))
                         for p in glob.glob(f"{BACKEND_DIR}/*/backend.cmake")))
 
 
-class Yee(CMakePackage, CudaPackage):
+class Yee(ProjectFolderDevelop, CMakePackage, CudaPackage):
     """yee: a hybrid MPI + OpenMP 3D FDTD (Yee scheme) Maxwell solver, the application benchmark
     of the yeebench suite. Reports Mcells/s, per-phase timings, energy and checksums as JSON and
     says whether the run is valid. Precision (f32/f64) is a run-time flag, not a variant."""
@@ -53,19 +55,6 @@ class Yee(CMakePackage, CudaPackage):
     depends_on("python@3.8:", type="test")  # the ctest verification scripts
 
     root_cmakelists_dir = "solver"
-
-    def detect_dev_src_change(self):
-        """Rebuild a develop build (the whole repository) only when solver/ changed since the install."""
-        manifest = join_path(self.prefix, ".spack", "install_manifest.json")
-        if not os.path.isfile(manifest):
-            return True
-        installed = os.path.getmtime(manifest)
-        project = join_path(self.spec.variants["dev_path"].value, self.root_cmakelists_dir)
-        return any(
-            os.path.getmtime(join_path(folder, name)) > installed
-            for folder, dirs, files in os.walk(project)
-            for name in [".", *dirs, *files]
-        )
 
     @property
     def binary(self):

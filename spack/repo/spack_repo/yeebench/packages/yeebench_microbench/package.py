@@ -3,14 +3,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 
 import json
-import os
 
 from spack_repo.builtin.build_systems.cmake import CMakePackage
+
+from spack_repo.yeebench.build_systems.develop import ProjectFolderDevelop
 
 from spack.package import *
 
 
-class YeebenchMicrobench(CMakePackage):
+class YeebenchMicrobench(ProjectFolderDevelop, CMakePackage):
     """yeebench microbenchmarks: `affinity` (where every rank and thread runs), `numa-bw`
     (STREAM-style bandwidth under a memory policy, with page-placement verification) and `halo`
     (the solver's 6-face MPI halo exchange alone). Each prints one JSON object."""
@@ -41,20 +42,6 @@ class YeebenchMicrobench(CMakePackage):
     depends_on("numactl", type="test")
 
     root_cmakelists_dir = "microbench"
-
-    def detect_dev_src_change(self):
-        """spack.yaml develops the whole repository: rebuild when this project's folder changed since
-        the install, not when build outputs elsewhere in the work tree did."""
-        manifest = join_path(self.prefix, ".spack", "install_manifest.json")
-        if not os.path.isfile(manifest):
-            return True
-        installed = os.path.getmtime(manifest)
-        project = join_path(self.spec.variants["dev_path"].value, self.root_cmakelists_dir)
-        return any(
-            os.path.getmtime(join_path(folder, name)) > installed
-            for folder, dirs, files in os.walk(project)
-            for name in [".", *dirs, *files]
-        )
 
     def cmake_args(self):
         return [
