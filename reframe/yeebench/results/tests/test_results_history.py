@@ -59,11 +59,24 @@ def test_noise_model_needs_enough_runs(tmp_path):
     assert 0.02 < band < 0.15   # 2 % lognormal noise: pairs differ by up to ~7 %, rarely more
 
 
-def test_pair_band_follows_heavy_tails():
+def test_pair_band_follows_heavy_tails_but_not_a_disturbed_run():
     calm = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]
     assert history.pair_band(calm) < 0.05
-    assert history.pair_band(calm + [3.0]) > 1.0     # one 3x outlier in the history widens the band
+    # runs another job disturbed (measured: 2-rank solver 590 and 1226 among 1600-1700 Mcells/s) are
+    # events, not the figure's noise: left out, they do not widen the band to their swing
+    assert history.pair_band(calm + [3.0, 0.35]) < 0.05
+    assert history.centre_band(calm + [3.0]) < 0.05
+    noisy = [1.0, 1.3, 0.8, 1.6, 0.9, 1.2, 0.7, 3.0]  # where every run is noisy nothing is left out
+    assert history.pair_band(noisy) > 2.0
     assert history.pair_band([1.0]) is None
+
+
+def test_a_disturbed_run_in_the_history_does_not_widen_the_noise_band(tmp_path):
+    _history_runs(tmp_path, history.MIN_HISTORY_RUNS)
+    synthetic_run(tmp_path, "disturbed", {"t": [9.0]})
+    hist = history.open_history(tmp_path / "results")
+    (band,) = hist.noise(["synth"]).values()
+    assert band < 0.15
 
 
 def test_history_lets_single_runs_be_judged(tmp_path):
