@@ -2,8 +2,9 @@
 """The gate on the README's workflow: false alarms and detection of `make run` + `compare`.
 
 Each trial makes three `make run`-style runs (reframe/run.sh, the smoke selection) in shuffled order:
-two of unchanged code (A, B) and one whose solver is really 20 % slower (S: results/gate/slow_yee.py
-keeps yee stopped for 1/6 of its wall time). A and B are recorded in one results tree, as a user's
+two of unchanged code (A, B) and one whose solver is really 20 % slower (S: yee built with
+-DYEE_INJECTED_SLOWDOWN=20, which spins after every step for 20 % of the CPU time the step took).
+A and B are recorded in one results tree, as a user's
 `results/` fills up run after run; S in another (a slowed run is not history). Then, with compare's
 DEFAULT settings and that results tree as its history:
 
@@ -28,19 +29,25 @@ REPO = Path(__file__).resolve().parents[2]
 SOLVER_METRIC = "mcells_per_s"
 
 
-def slow_prefix(prefix, out):
-    """A copy of PREFIX/bin whose yee runs through slow_yee.py."""
-    bin_dir = out / "slow-prefix" / "bin"
-    shutil.rmtree(bin_dir.parent, ignore_errors=True)
-    bin_dir.mkdir(parents=True)
+def slow_prefix(prefix, out, percent):
+    """A prefix whose yee is built with YEE_INJECTED_SLOWDOWN=percent (the same sources and options as
+    the normal build otherwise) and whose other programs are PREFIX's."""
+    slowed = out / "slow-prefix"
+    shutil.rmtree(slowed, ignore_errors=True)
+    build = out / "slow-build"
+    print(f"building yee with a {percent} % injected slowdown in {build}", file=sys.stderr)
+    for command in (["cmake", "-S", str(REPO / "solver"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
+                     "-DYEE_TESTS=OFF", f"-DYEE_INJECTED_SLOWDOWN={percent}"],
+                    ["cmake", "--build", str(build), "--target", "yee", f"-j{os.cpu_count() or 1}"]):
+        proc = subprocess.run(command, capture_output=True, text=True)
+        if proc.returncode:
+            raise RuntimeError(f"{' '.join(command[:2])} failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
+    (slowed / "bin").mkdir(parents=True)
+    shutil.copy2(build / "yee", slowed / "bin" / "yee")
     for tool in (prefix / "bin").iterdir():
-        (bin_dir / tool.name).symlink_to(tool.resolve())
-    (bin_dir / "yee").unlink()
-    wrapper = bin_dir / "yee"
-    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {REPO / 'results/gate/slow_yee.py'} "
-                       f"{(prefix / 'bin' / 'yee').resolve()} \"$@\"\n")
-    wrapper.chmod(0o755)
-    return bin_dir.parent
+        if not (slowed / "bin" / tool.name).exists():
+            (slowed / "bin" / tool.name).symlink_to(tool.resolve())
+    return slowed
 
 
 def make_run(prefix, results, rfm_dir, run_args, venv):
@@ -70,6 +77,8 @@ def main():
     parser.add_argument("--prefix", type=Path, default=REPO / "build" / "install")
     parser.add_argument("--venv", type=Path, default=Path(sys.executable).parent.parent)
     parser.add_argument("--keep", action="store_true", help="add to an earlier benchmark's history")
+    parser.add_argument("--slowdown", type=int, default=20, metavar="PERCENT",
+                        help="the slowed run's injected extra CPU work per step (default: 20)")
     parser.add_argument("run_args", nargs="*", default=["-n", "FdtdStrongScaling"],
                         help="extra run.sh arguments (default: -n FdtdStrongScaling)")
     parser.add_argument("--rescore", metavar="COMPARE_OPTIONS",
@@ -82,7 +91,7 @@ def main():
     if not args.keep:
         shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    slow = slow_prefix(args.prefix.resolve(), out)
+    slow = slow_prefix(args.prefix.resolve(), out, args.slowdown)
     rng = random.Random(2026)
     alarms = detected = figures_slowed = figures_caught = compares = 0
     with open(out / "trials.jsonl", "a") as log:
@@ -117,6 +126,10 @@ def main():
                       "load_end": os.getloadavg(), "selection": ["-t", "smoke", *args.run_args]}))
 
 
+def _noise(result):
+    return "unknown" if result["noise"] is None else f"{result['noise']:.0%}"
+
+
 def rescore(out, venv, extra):
     """The recorded trials compared again (history: the unchanged runs recorded before each trial's B)."""
     trials = [json.loads(line) for line in open(out / "trials.jsonl")]
@@ -132,9 +145,16 @@ def rescore(out, venv, extra):
         finally:
             for p in hidden:
                 p.with_name("." + p.name + ".later").rename(p)
-        alarms += any(r["verdict"] == "regressed" for r in same["results"])
+        false_alarm = any(r["verdict"] == "regressed" for r in same["results"])
         solver = [r for r in slowed["results"] if r["metric"] == SOLVER_METRIC]
-        detected += bool(solver) and all(r["verdict"] == "regressed" for r in solver)
+        caught = [r for r in solver if r["verdict"] == "regressed"]
+        alarms += false_alarm
+        detected += bool(solver) and len(caught) == len(solver)
+        flagged = ", ".join(f"{r['check']} {r['metric']} {r['change']:+.0%} (noise {_noise(r)})"
+                            for r in same["results"] if r["verdict"] == "regressed")
+        print(f"trial {t['trial'] + 1}: false alarm {false_alarm}{': ' + flagged if flagged else ''}; solver "
+              f"{len(caught)}/{len(solver)} regressed (noise {', '.join(_noise(r) for r in solver)})",
+              file=sys.stderr)
     print(json.dumps({"rescored_with": extra, "trials": len(trials), "false_alarms": alarms, "detected": detected}))
 
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "build_info.hpp"
+#include "injected_slowdown.hpp"
 #include "io/io_options.hpp"
 #include "io/mpiio_guard.hpp"
 #include "kernel_contract.hpp"
@@ -113,7 +114,9 @@ std::string report_json(const ReportContext& ctx) {
     << ", \"build\": {\"version\": " << str(YEE_VERSION) << ", \"hdf5\": " << str(io::hdf5_build_kind())
     << ", \"git_sha\": " << str(build_info.git_sha) << ", \"dirty\": " << (build_info.dirty ? "true" : "false")
     << ", \"compiler\": " << str(build_info.compiler) << ", \"flags\": " << str(build_info.flags)
-    << ", \"build_type\": " << str(build_info.build_type) << "}}\n";
+    << ", \"build_type\": " << str(build_info.build_type);
+  if (kInjectedSlowdownPercent) j << ", \"injected_slowdown_percent\": " << kInjectedSlowdownPercent;
+  j << "}}\n";
   return j.str();
 }
 

@@ -54,3 +54,25 @@ def test_fallback_stencil_builds_and_reports(tmp_path):
     assert report["valid"] is True and report["cells"] == 16 ** 3 and report["steps"] == 20
     bad = subprocess.run([str(binary), "--n", "2"], capture_output=True, text=True)
     assert bad.returncode == 2 and "stencil: error" in bad.stderr
+
+
+def test_readme_benchmark_slows_yee_by_a_build_option_that_leaves_the_fields_alone(tmp_path):
+    import importlib.util
+    prefix = GATE.parents[1] / "build" / "install"
+    if not (prefix / "bin" / "yee").exists():
+        pytest.skip(f"no yee in {prefix} (make build-solver)")
+    spec = importlib.util.spec_from_file_location("readme_benchmark", GATE / "readme_benchmark.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    slowed = benchmark.slow_prefix(prefix, tmp_path, 20)
+    reports = {}
+    for name, binary in (("normal", prefix / "bin" / "yee"), ("slowed", slowed / "bin" / "yee")):
+        report = tmp_path / f"{name}.json"
+        proc = subprocess.run([str(binary), "--n", "24", "--steps", "20", "--threads", "1", "--quiet",
+                               "--report", str(report)], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        reports[name] = json.loads(report.read_text())
+    assert reports["slowed"]["build"]["injected_slowdown_percent"] == 20
+    assert "injected_slowdown_percent" not in reports["normal"]["build"]     # a normal build says nothing
+    assert reports["slowed"]["checksum"] == reports["normal"]["checksum"]
+    assert (slowed / "bin" / "numa-bw").resolve() == (prefix / "bin" / "numa-bw").resolve()
