@@ -7,8 +7,8 @@
 //
 // Grid: each rank holds its owned cells (local indices 1..n[d]) plus ghost[d] layers
 // per side (1-ghost[d]..0 and n[d]+1..n[d]+ghost[d]; one, except along the axes the
-// wavefront kernel's halos cross on several ranks). Index (i,j,k) -> origin + i*sx + j*sy + k, k fastest. Component
-// positions follow Yee: Ex at (i+1/2, j, k), Hx at (i, j+1/2, k+1/2), etc. (global
+// wavefront kernel's halos cross on several ranks). Index (i,j,k) -> origin + i*sx +
+// j*sy + k, k fastest. Component positions follow Yee: Ex at (i+1/2, j, k), Hx at (i, j+1/2, k+1/2), etc. (global
 // index g = goff + local - 1). PEC walls: tangential E at global index 0 is kept 0;
 // everything at global index N (the far walls) lives in ghosts that stay 0.
 #include <cstddef>
