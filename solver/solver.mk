@@ -28,8 +28,12 @@ test-solver-sanitize:
 
 test-solver: test-solver-release test-solver-sanitize
 
+# The wavefront kernel's table (solver/README.md): fused and wavefront, 1 rank x 2 threads and
+# 2 ranks x 1 thread, f32/f64, 128^3-384^3 (about 10 minutes on 2 cores; needs a quiet machine).
+BENCH_SOLVER_ARGS ?= --sizes 128,256,384 --precisions f32,f64 --layouts 1x2,2x1 --kernels fused,wavefront --repeats 3
 bench-solver: build-solver
-	python3 solver/bench/run_bench.py --yee $(PREFIX)/bin/yee --triad $(PREFIX)/bin/yee-triad --out $(BUILD)/solver-bench.json
+	python3 solver/bench/run_bench.py --yee $(PREFIX)/bin/yee --triad $(PREFIX)/bin/yee-triad $(BENCH_SOLVER_ARGS) \
+	  --out $(BUILD)/solver-bench.json
 
 # The other backends: every folder of src/backends/ with a backend.cmake besides cpu (the
 # reference build above), the list CMakeLists.txt reads. A backend's optional backend.mk sets

@@ -127,15 +127,53 @@ void Halo<T>::exchange_e_up(Fields<T>& f) {
     }
 }
 
+// Along x, `depth` whole planes (ghost rows and row padding included) are one contiguous
+// run of each component array, so they travel straight from and into the fields with no
+// packing: two memory copies of the halo fewer. The j and k ghosts they carry are either
+// walls (zero on both ranks) or overwritten by the y and z exchanges that follow.
+template <typename T>
+void Halo<T>::exchange_planes(Fields<T>& f, long depth) {
+  const int nb[2] = {lower_[0], upper_[0]};
+  const long row0 = f.at(0, 1 - f.ghost[1], 1 - f.ghost[2]);  // where plane 0 starts
+  const long send_plane[2] = {1, f.n[0] + 1 - depth}, recv_plane[2] = {1 - depth, f.n[0] + 1};
+  const std::size_t count = std::size_t(depth) * std::size_t(f.sx);
+  reqs_.clear();
+  for (int s = 0; s < 2; ++s) {  // tag 30+c travels up, 40+c down
+    if (nb[s] == MPI_PROC_NULL) continue;
+    for (int c = 0; c < 6; ++c) {
+      reqs_.emplace_back();
+      MPI_Irecv(f.comp[c] + row0 + recv_plane[s] * f.sx, int(count), type_, nb[s], (s == 0 ? 30 : 40) + c, cart_,
+                &reqs_.back());
+    }
+  }
+  for (int s = 0; s < 2; ++s) {
+    if (nb[s] == MPI_PROC_NULL) continue;
+    for (int c = 0; c < 6; ++c) {
+      reqs_.emplace_back();
+      MPI_Isend(f.comp[c] + row0 + send_plane[s] * f.sx, int(count), type_, nb[s], (s == 0 ? 40 : 30) + c, cart_,
+                &reqs_.back());
+      bytes_ += double(count) * sizeof(T);
+      ++messages_;
+    }
+  }
+  MPI_Waitall(int(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
+  reqs_.clear();
+}
+
 template <typename T>
 void Halo<T>::exchange_deep(Fields<T>& f, long depth) {
   for (int a = 0; a < 3; ++a) {
     const int nb[2] = {lower_[a], upper_[a]};
     if (nb[0] == MPI_PROC_NULL && nb[1] == MPI_PROC_NULL) continue;
+    if (a == 0 && !on_device_) {
+      exchange_planes(f, depth);
+      continue;
+    }
     Box base;
-    for (int b = 0; b < 3; ++b) {
-      base.lo[b] = b < a ? 1 - depth : 1;  // earlier axes: their ghosts are filled by now
-      base.hi[b] = b < a ? f.n[b] + 1 + depth : f.n[b] + 1;
+    for (int b = 0; b < 3; ++b) {  // earlier axes with neighbours: their ghosts are filled by now
+      const long grown = b < a && (lower_[b] != MPI_PROC_NULL || upper_[b] != MPI_PROC_NULL) ? depth : 0;
+      base.lo[b] = 1 - grown;
+      base.hi[b] = f.n[b] + 1 + grown;
     }
     Box send[2] = {base, base}, recv[2] = {base, base};
     send[0].lo[a] = 1, send[0].hi[a] = 1 + depth;                  // lowest owned layers -> lower

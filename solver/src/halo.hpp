@@ -32,7 +32,8 @@ class Halo {
   void finish_e(Fields<T>& f) { finish(f, true); }
   // Wavefront kernel: all six components, `depth` layers on every face toward a neighbour,
   // both ways; axis by axis, each axis's messages carrying the ghosts filled along the
-  // axes before it, so edge and corner ghosts arrive too. Blocking; depth <= ghost layers.
+  // axes before it, so edge and corner ghosts arrive too. Blocking; depth <= ghost[axis]
+  // on every axis with a neighbour.
   void exchange_deep(Fields<T>& f, long depth);
   // Normal E component upwards (only for div E, which reads E at index-1).
   void exchange_e_up(Fields<T>& f);
@@ -43,6 +44,7 @@ class Halo {
 
  private:
   void post(bool e_down);
+  void exchange_planes(Fields<T>& f, long depth);  // exchange_deep along x
   void finish(Fields<T>& f, bool e_down);
   MPI_Comm cart_;
   MPI_Datatype type_;

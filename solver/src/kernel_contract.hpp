@@ -5,10 +5,10 @@
 // The time loop (solver.cpp), halo exchange and diagnostics never touch field memory
 // except through these calls, so a device backend keeps the fields on the device.
 //
-// Grid: each rank holds its owned cells (local indices 1..n[d]) plus `ghost` layers
-// per side (1-ghost..0 and n[d]+1..n[d]+ghost; one unless the wavefront kernel runs on
-// several ranks). Index (i,j,k) -> origin + i*sx + j*sy + k, k fastest. Component
-// positions follow Yee: Ex at (i+1/2, j, k), Hx at (i, j+1/2, k+1/2), etc. (global
+// Grid: each rank holds its owned cells (local indices 1..n[d]) plus ghost[d] layers
+// per side (1-ghost[d]..0 and n[d]+1..n[d]+ghost[d]; one, except along the axes the
+// wavefront kernel's halos cross on several ranks). Index (i,j,k) -> origin + i*sx +
+// j*sy + k, k fastest. Component positions follow Yee: Ex at (i+1/2, j, k), Hx at (i, j+1/2, k+1/2), etc. (global
 // index g = goff + local - 1). PEC walls: tangential E at global index 0 is kept 0;
 // everything at global index N (the far walls) lives in ghosts that stay 0.
 #include <cstddef>
@@ -36,8 +36,8 @@ struct Fields {
   std::size_t count = 0;      // elements per component array, ghosts included
   bool defer_low[3] = {false, false, false};  // a neighbour rank sits below on this axis
   long tile = 0;              // fused kernel cache-tile rows (0 = backend's choice)
-  long ghost = 1;             // ghost layers per side, set before allocate()
-  long origin = 0;            // offset of local index (0,0,0): (ghost-1)*(sx+sy+1)
+  long ghost[3] = {1, 1, 1};  // ghost layers per side and axis, set before allocate()
+  long origin = 0;            // offset of local index (0,0,0) from the array start
   long at(long i, long j, long k) const { return origin + i * sx + j * sy + k; }
 };
 

@@ -409,11 +409,12 @@ void validate_for_ranks(Options& o, int ranks) {
         throw UsageError("--time-block " + std::to_string(o.time_block) + ": halos " + std::to_string(o.time_block) +
                          " cells deep are deeper than the smallest subdomain (" + std::to_string(o.n[d] / o.dims[d]) +
                          " cells along " + "xyz"[d] + " with " + std::to_string(o.dims[d]) + " ranks)");
-  // Memory: one rank's 6 field arrays (largest block, one ghost layer per side) must fit
-  // in this machine's RAM; checked per rank so large grids spread over many nodes pass.
+  // Memory: one rank's 6 field arrays (largest block, one ghost layer per side, the wavefront
+  // kernel's T along split axes) must fit in this machine's RAM; checked per rank so large
+  // grids spread over many nodes pass.
   double words = 6.0;
-  const long ghost = o.kernel == "wavefront" && ranks > 1 ? (o.time_block > 0 ? o.time_block : 16) : 1;
-  for (int d = 0; d < 3; ++d) words *= double((o.n[d] + o.dims[d] - 1) / o.dims[d] + 2 * ghost);
+  const long deep = o.kernel == "wavefront" ? (o.time_block > 0 ? o.time_block : 16) : 1;
+  for (int d = 0; d < 3; ++d) words *= double((o.n[d] + o.dims[d] - 1) / o.dims[d] + 2 * (o.dims[d] > 1 ? deep : 1));
   const double bytes = words * (o.precision == "f64" ? 8.0 : 4.0);
   const double phys = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (phys > 0 && bytes > 0.9 * phys)

@@ -45,11 +45,13 @@ std::string io_json(const Options& o, const RunResult& r) {
   return j.str();
 }
 
-// Wavefront kernel: T and tile rows used, the passes run, the cache model's traffic ratio.
+// Wavefront kernel: T and the model's tile rows, the rows a full pass's evened tiles had, the
+// passes run, the cache model's traffic ratio.
 std::string time_block_json(const Options& o, const RunResult& r) {
   if (o.kernel != "wavefront") return "null";
   std::ostringstream j;
-  j << "{\"steps\": " << r.time_block << ", \"tile_rows\": " << r.tile_rows << ", \"passes\": " << r.passes
+  j << "{\"steps\": " << r.time_block << ", \"tile_rows\": " << r.tile_rows
+    << ", \"pass_tile_rows\": " << r.pass_tile_rows << ", \"passes\": " << r.passes
     << ", \"steps_in_passes\": " << r.pass_steps << ", \"model_traffic_ratio\": " << num(r.traffic_ratio)
     << ", \"model_cache_bytes\": " << r.cache_bytes << "}";
   return j.str();

@@ -94,7 +94,8 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
   }
   f.tile = opt.tile;
   // Wavefront: time block T and tile rows from the cache model (or the flags), the same T
-  // on every rank (it is the halo depth); with neighbours the ghosts are T layers deep.
+  // on every rank (it is the halo depth); along the axes split across ranks the ghosts are
+  // T layers deep (a pass never reaches past one layer of ghosts on the others).
   const bool wavefront = opt.kernel == "wavefront";
   int size = 1;
   MPI_Comm_size(cart, &size);
@@ -107,7 +108,8 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
     block = choose_time_block(f.n[2], f.n[1], int(sizeof(T)), omp_get_max_threads(),
                               std::size_t(res.cache_bytes), max_steps, opt.time_block, opt.tile);
     MPI_Allreduce(MPI_IN_PLACE, &block.steps, 1, MPI_LONG, MPI_MIN, cart);
-    if (size > 1 && block.steps > 1) f.ghost = block.steps;
+    for (int a = 0; a < 3; ++a)
+      if (opt.dims[a] > 1 && block.steps > 1) f.ghost[a] = block.steps;
   }
   res.time_block = block.steps;
   res.tile_rows = block.tile_rows;
@@ -244,6 +246,10 @@ RunResult run_solver(const Options& opt, MPI_Comm cart) {
         plan.ebox[t].lo[a] = coords[a] > 0 ? 1 - (run - 1 - t) : 1;
         plan.box[t].hi[a] = plan.ebox[t].hi[a] = coords[a] < opt.dims[a] - 1 ? f.n[a] + 1 + (run - 1 - t) : f.n[a] + 1;
       }
+    // Skewed rows u = j + t of the pass: from box[0]'s lowest row to box[run-1]'s highest + run - 1.
+    const long span = plan.box[run - 1].hi[1] + (run - 1) - plan.box[0].lo[1];
+    plan.tile_rows = opt.tile > 0 ? opt.tile : even_tile_rows(span, block.tile_rows, omp_get_max_threads());
+    if (run == block.steps) res.pass_tile_rows = plan.tile_rows;
     plan.has_source = opt.source != "none";
     for (int a = 0; a < 3; ++a) {
       plan.source[a] = opt.source_pos[a] - f.goff[a] + 1;

@@ -31,6 +31,7 @@ struct RunResult {
   std::string halo_path;             // host | staged | cuda-aware
   io::IoTotals io;                   // field output (rank 0: sums over ranks)
   long time_block = 1, tile_rows = 0;  // wavefront kernel: steps per pass (halo depth), tile rows
+  long pass_tile_rows = 0;             // tile rows a full-length pass used (evened out over the threads)
   double traffic_ratio = 1.0;        // the cache model's traffic per update / the fused kernel's
   long cache_bytes = 0;              // the one core's cache share the model sized the pass for
   long passes = 0, pass_steps = 0;   // wavefront passes run and the steps they took

@@ -58,6 +58,11 @@ struct BlockChoice {
   long tile_rows;
   double traffic_ratio;  // memory traffic per cell update / the fused kernel's
 };
+// Tile rows for a pass whose skewed rows span `span` (ny + T - 1 on one rank): the fewest
+// tiles of at most max_rows that are a multiple of the thread count, evened out, so that
+// round-robin tiles give every thread the same share (a last short tile would leave all
+// but one thread idle while it runs).
+long even_tile_rows(long span, long max_rows, int threads);
 BlockChoice choose_time_block(long nz, long ny, int word_bytes, int threads, std::size_t cache_bytes,
                               long max_steps, long fixed_steps, long fixed_tile);
 

@@ -40,4 +40,10 @@ BlockChoice choose_time_block(long nz, long ny, int word_bytes, int threads, std
   return best;
 }
 
+long even_tile_rows(long span, long max_rows, int threads) {
+  const long nth = std::max(1, threads), rows = std::max<long>(1, max_rows);
+  const long tiles = ((span + rows - 1) / rows + nth - 1) / nth * nth;
+  return std::max<long>(1, (span + tiles - 1) / tiles);
+}
+
 }  // namespace yee

@@ -67,4 +67,21 @@ for nx, ny, nz, prec, ranks, threads, decomp in CASES:
     check(abs(tb["model_traffic_ratio"] - (b + t + 1) / (b * t)) < 1e-12, "  model_traffic_ratio = (B+T+1)/(B*T)")
     check(share == 0 or tb["model_cache_bytes"] == share,
           "  cache share %d B = sysfs's largest per-core share %d B" % (tb["model_cache_bytes"], share))
+
+# A pass evens its tiles out: the fewest tiles of at most B rows that are a multiple of the
+# thread count, over the pass's skewed rows (ny + T - 1), so no thread runs a last tile alone.
+def even(span, max_rows, threads):
+    tiles = -(-(-(-span // max_rows)) // threads) * threads
+    return -(-span // tiles)
+
+
+for ny, t, threads in ((40, 4, 2), (256, 16, 2), (41, 3, 3), (40, 4, 1)):
+    tb = report(["--nx", 24, "--ny", ny, "--nz", 20, "--steps", t + 2, "--kernel", "wavefront",
+                 "--time-block", t], threads=threads)["time_block"]
+    span = ny + t - 1
+    want = even(span, tb["tile_rows"], threads)
+    tiles = -(-span // tb["pass_tile_rows"]) if tb["pass_tile_rows"] else 0
+    check(tb["pass_tile_rows"] == want and tiles % threads == 0 and tb["pass_tile_rows"] <= tb["tile_rows"],
+          "ny=%d T=%d %d threads: a pass ran %d tiles of %d rows (model B=%d, evened: %d)"
+          % (ny, t, threads, tiles, tb["pass_tile_rows"], tb["tile_rows"], want))
 finish()

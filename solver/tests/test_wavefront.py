@@ -72,6 +72,16 @@ for precision in (("f64",) if SMALL else ("f32", "f64")):
 rep, csv = run("f64", 1, 1, "wavefront", ["--source-freq", 0.11], "Ez")
 check(csv != ref_csv and rep["checksum"] != ref["checksum"], "a different source gives a different probe series")
 
+# Ghost layers T deep only along the split axis: on a 2x1x1 split of 40^3 (20 planes per
+# rank) with T = 8, rank 0's arrays hold 20 + 2*8 planes of the fused run's 42x42-cell
+# (padded) planes, so the field memory grows by 36/22, not by deep ghosts on all three axes.
+mem = {k: report(["--n", 40, "--steps", 10, "--kernel", k, "--decomp", "2x1x1"] +
+                 (["--time-block", 8] if k == "wavefront" else []), ranks=2)["field_bytes"]
+       for k in ("fused", "wavefront")}
+check(abs(mem["wavefront"] / mem["fused"] - 36.0 / 22.0) < 0.01,
+      "2x1x1 with T=8: field memory %d bytes = fused's %d x %.3f (36/22 = 1.636: deep ghosts along x only)"
+      % (mem["wavefront"], mem["fused"], mem["wavefront"] / mem["fused"]))
+
 
 def field_files(precision, ranks, threads, kernel, flags):
     out = os.path.join(tmp, "out-%s-%d-%d-%s-%d" % (precision, ranks, threads, kernel, len(os.listdir(tmp))))

@@ -106,17 +106,17 @@ int traffic_words_per_cell() { return 12; }
 
 template <typename T>
 void allocate(Fields<T>& f) {
-  const long g = std::max<long>(1, f.ghost);
-  f.ghost = g;
+  long g[3];
+  for (int a = 0; a < 3; ++a) g[a] = f.ghost[a] = std::max<long>(1, f.ghost[a]);
   // Rows padded to whole 64-byte lines and shifted so that every row's first owned cell
   // (k = 1) starts a line: the SIMD loops then store whole lines.
   const long line = 64 / long(sizeof(T));
-  f.sy = (f.n[2] + 2 * g + line - 1) / line * line;
-  f.sx = f.sy * (f.n[1] + 2 * g);
-  const long corner = (g - 1) * (f.sx + f.sy + 1);  // offset of (0,0,0) from the first ghost
+  f.sy = (f.n[2] + 2 * g[2] + line - 1) / line * line;
+  f.sx = f.sy * (f.n[1] + 2 * g[1]);
+  const long corner = (g[0] - 1) * f.sx + (g[1] - 1) * f.sy + (g[2] - 1);  // offset of (0,0,0) from the first ghost
   const long shift = ((line - (corner + 1) % line) % line);
   f.origin = corner + shift;
-  f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2 * g) + std::size_t(shift);
+  f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2 * g[0]) + std::size_t(shift);
   // 2 MiB aligned and advised as huge pages (where the kernel's THP mode is madvise): a
   // tile of the wavefront kernel spans hundreds of rows on as many 4 KiB pages, more than
   // the TLB holds. Untouched here: pages are placed by first touch below.
@@ -137,12 +137,12 @@ void allocate(Fields<T>& f) {
   {
     long ja, jb;
     thread_rows(f.n[1], omp_get_thread_num(), omp_get_num_threads(), ja, jb);
-    if (jb > ja && ja == 1) ja = 1 - g;                   // the thread of the first rows also owns the low ghost rows
-    if (jb > ja && jb == f.n[1] + 1) jb = f.n[1] + 1 + g;  // and the one of the last rows the high ones
+    if (jb > ja && ja == 1) ja = 1 - g[1];                   // the thread of the first rows also owns the low ghost rows
+    if (jb > ja && jb == f.n[1] + 1) jb = f.n[1] + 1 + g[1];  // and the one of the last rows the high ones
     for (int c = 0; c < 6; ++c)
-      for (long i = 1 - g; i < f.n[0] + 1 + g; ++i)
-        if (jb > ja) std::memset(f.comp[c] + f.at(i, ja, 1 - g), 0, sizeof(T) * std::size_t(f.sy * (jb - ja)));
-    if (shift > 0 && ja <= 1 - g && jb > ja)  // the lines before the first row
+      for (long i = 1 - g[0]; i < f.n[0] + 1 + g[0]; ++i)
+        if (jb > ja) std::memset(f.comp[c] + f.at(i, ja, 1 - g[2]), 0, sizeof(T) * std::size_t(f.sy * (jb - ja)));
+    if (shift > 0 && ja <= 1 - g[1] && jb > ja)  // the lines before the first row
       for (int c = 0; c < 6; ++c) std::memset(f.comp[c], 0, sizeof(T) * std::size_t(shift));
   }
 }

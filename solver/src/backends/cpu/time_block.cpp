@@ -81,7 +81,7 @@ void time_block_pass(Fields<T>& f, const PassPlan& p, T c) {
   if (!any) return;
   const long tiles = (u1 - u0 + p.tile_rows - 1) / p.tile_rows;
   // Planes holding a source or probe: only their rows look at the hook lists.
-  const long plane0 = 1 - f.ghost, planes = f.n[0] + 2 * f.ghost;
+  const long plane0 = 1 - f.ghost[0], planes = f.n[0] + 2 * f.ghost[0];
   std::vector<char> hooked(std::size_t(planes), 0);
   if (p.has_source) hooked[std::size_t(p.source[0] - plane0)] = 1;
   for (const auto& q : p.probes) hooked[std::size_t(q.i - plane0)] = 1;
