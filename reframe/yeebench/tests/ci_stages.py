@@ -15,8 +15,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
 
-#: The make targets that run ReFrame checks in `make test` (the container and Spack stages run
-#: `-t smoke` subsets of test-suite's selection).
+#: The make targets of `make test` that select the suite's experiment checks (the container stages run
+#: container.py's checks, the Spack stage a `-t smoke` subset of test-suite's selection).
 STAGES = ('test-suite', 'test-vcluster', 'test-acceptance', 'test-acceptance-vcluster')
 
 _REFRAME_STUB = '''#!/bin/sh
