@@ -80,6 +80,9 @@ class IoOutputPaper(SolverSweep):
                     cases.append(sweeps.Case(name, prefix, env, options=tuple(str(o) for o in opts)))
         return cases
 
+    def round_score(self, report):
+        return -report['io']['seconds_per_step']    # each case keeps its fastest output round
+
     def guarded(self, case, line):
         return f'{line}\nrm -rf out-{comparisons.safe_name(case.name)}'
 

@@ -71,16 +71,19 @@ def test_binding_sweep_rankfile_cases_skip_with_the_reason_where_srun_launches(t
     assert 'case-per_socket-r0.json' in text and '--rankfile' not in text and 'rankfile-r' not in text
 
 
-def _binding_foms(rates):
+def _check_module(name):
     import importlib.util
     import sys
-
-    from yeebench.sweep_check import SolverSweep
-    spec = importlib.util.spec_from_file_location('fdtd_comparisons_under_test',
-                                                  REPO / 'reframe/checks/fdtd_comparisons.py')
+    spec = importlib.util.spec_from_file_location(f'{name}_under_test', REPO / f'reframe/checks/{name}.py')
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module       # ReFrame looks its test classes' files up through it
     spec.loader.exec_module(module)
+    return module
+
+
+def _binding_foms(rates):
+    from yeebench.sweep_check import SolverSweep
+    module = _check_module('fdtd_comparisons')
 
     class Recorder:
         add_ratios = SolverSweep.add_ratios
@@ -108,6 +111,13 @@ def test_binding_sweep_ratios_per_method_and_between_methods():
 def test_binding_sweep_ratios_without_rankfile_cases():
     assert sorted(_binding_foms({'per-node': 49, 'per-socket': 53, 'per-core': 27})) == \
         ['per_node_over_per_core', 'per_socket_over_per_core']
+
+
+def test_io_sweep_keeps_each_cases_fastest_output_round():
+    score = _check_module('io_paper').IoOutputPaper.round_score
+    fast_io = {'mcells_per_s': 10, 'io': {'seconds_per_step': 0.01}}
+    fast_solver = {'mcells_per_s': 90, 'io': {'seconds_per_step': 0.05}}
+    assert max((fast_solver, fast_io), key=lambda r: score(None, r)) is fast_io
 
 
 def test_numa_sweep_baseline_is_unbound_and_policies_are_bound(tmp_path):
