@@ -4,9 +4,13 @@ Each check is one job running every case of its comparison on the same nodes wit
 steps and ranks x threads (yeebench.sweep_check); all nodes of the partition unless `-S nodes=N`.
 
   FdtdBindingSweep            Fig. 6: a rank per node / per socket / per core, threads filling
-                              the rest of the node's cores. FOMs: <case>_mcells_per_s and
-                              <case>_over_per_core (x, speed over rank-per-core; paper: socket
-                              5300 / node 4900 / core 2700 Mcells/s on 18 nodes).
+                              the rest of the node's cores, each placed with the launcher's
+                              --map-by and again from an Open MPI rankfile (case <p>-rankfile,
+                              as the paper placed them; left out, with the reason, where the
+                              launcher takes no rankfile). FOMs: <case>_mcells_per_s,
+                              <p>_over_per_core and <p>_rankfile_over_per_core_rankfile (x, speed
+                              over rank-per-core; paper: socket 5300 / node 4900 / core 2700
+                              Mcells/s on 18 nodes), <p>_rankfile_over_<p> (the two methods).
   FdtdNumaSweep %placement    Figs. 7 and 11: under one placement, `unpinned` (no binding, no
                               policy: threads float and fields land wherever their first touch
                               ran, the paper's "without NUMA policy"), `localalloc` (the
@@ -18,12 +22,15 @@ steps and ranks x threads (yeebench.sweep_check); all nodes of the partition unl
                               paper takes 18 nodes against 4; efficiency_vs_fewest_nodes at the most.
 Each bound case's placement is checked from the solver's own report (every rank's CPU set).
 """
+import os
+
 import reframe as rfm
-from reframe.core.builtins import parameter
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import parameter, variable
 
 from yeebench import comparisons, launch, sweeps
 from yeebench.placement import Placement, PlacementError
-from yeebench.solver import SMOKE_SOLVER
+from yeebench.solver import SMOKE_SOLVER, keep_output_files
 from yeebench.sweep_check import SolverSweep, skip_file
 
 #: Paper 000's three bindings: (case name, placement kind, threads per rank).
@@ -35,14 +42,24 @@ SMOKE_SWEEP = dict(SMOKE_SOLVER, rounds=1)
 class _PlacedSweep(SolverSweep):
     '''Cases launched from placement Layouts; each checked against its layout.'''
 
-    def layout_case(self, name, layout, env=None, wrapper=(), bound=True):
+    def layout_case(self, name, layout, env=None, wrapper=(), bound=True, rankfile=False):
         '''A sweeps.Case launching `layout` (bound as it says, or unbound with the same ranks x threads;
-        always unbound where the partition's launcher cannot bind).'''
+        always unbound where the partition's launcher cannot bind); `rankfile`: bound from an Open MPI
+        rankfile written into the stage directory (the caller checks rankfile_unsupported first).'''
         bound = bound and self.launcher_binds
         omp = dict(layout.omp_env()) if bound else {'OMP_NUM_THREADS': str(layout.threads), 'OMP_PROC_BIND': 'false'}
         omp.update(env or {})
-        options = (launch.layout_options(self, layout, self.node_topology.num_cores, list(omp)) if bound else
-                   launch.spread_unbound_options(self, layout.ranks_per_node, layout.cpus_per_task, list(omp)))
+        cores = self.node_topology.num_cores
+        if rankfile and bound:
+            path = f'rankfile-{comparisons.safe_name(name)}.txt'
+            with open(os.path.join(self.stagedir, path), 'w') as fh:
+                fh.write(layout.rankfile())
+            keep_output_files(self, path)
+            options = launch.rankfile_options(self, path, layout, cores, list(omp))
+        elif bound:
+            options = launch.layout_options(self, layout, cores, list(omp))
+        else:
+            options = launch.spread_unbound_options(self, layout.ranks_per_node, layout.cpus_per_task, list(omp))
         self.layouts[name] = (layout, bound)
         return sweeps.Case(name, self.launch_for(layout.num_tasks, options), omp, tuple(wrapper))
 
@@ -69,6 +86,9 @@ class _PlacedSweep(SolverSweep):
 class FdtdBindingSweep(_PlacedSweep):
     '''Paper 000 Fig. 6: rank per node / socket / core, all in one job on the same nodes.'''
 
+    #: How each placement is realised: the launcher's own options, an Open MPI rankfile, or both.
+    methods = variable(typ.List[str], value=['map-by', 'rankfile'])
+
     smoke_overrides = SMOKE_SWEEP
 
     def is_smoke_case(self):
@@ -76,18 +96,36 @@ class FdtdBindingSweep(_PlacedSweep):
 
     def sweep_cases(self, nodes):
         self.require_binding('rank placements')
+        unknown = set(self.methods) - {'map-by', 'rankfile'}
+        self.skip_if(unknown or not self.methods, f'methods must name map-by and/or rankfile, got {self.methods}')
+        no_rankfile = launch.rankfile_unsupported(self, for_prefix=True)
         self.layouts = {}
         cases = []
-        for name, kind, threads in BINDINGS:
-            layout = self.resolved(kind, threads, nodes)
-            if layout is not None:
-                cases.append(self.layout_case(name, layout))
+        for method in ('map-by', 'rankfile'):
+            if method not in self.methods:
+                continue
+            for name, kind, threads in BINDINGS:
+                case = name + ('-rankfile' if method == 'rankfile' else '')
+                if method == 'rankfile' and no_rankfile:
+                    self.skip_case(case, no_rankfile)
+                    continue
+                layout = self.resolved(kind, threads, nodes)
+                if layout is not None:
+                    cases.append(self.layout_case(case, layout, rankfile=method == 'rankfile'))
         return cases
 
     def collect_sweep_foms(self):
         rates = {n: r['mcells_per_s'] for n, r in self.best.items()}
-        if 'per-core' in rates:
-            self.add_ratios(rates, 'per-core', 'rate')
+        # each method's placements over its own rank-per-core case (the paper's ratio), ...
+        for suffix in ('', '-rankfile'):
+            same = {n: v for n, v in rates.items() if n.endswith('-rankfile') == bool(suffix)}
+            if 'per-core' + suffix in same:
+                self.add_ratios(same, 'per-core' + suffix, 'rate')
+        # ... and each rankfile case over the same placement by --map-by: ~1 when both place alike
+        for name in (n for n in rates if n.endswith('-rankfile')):
+            twin = name[:-len('-rankfile')]
+            if twin in rates:
+                self.add_ratios({twin: rates[twin], name: rates[name]}, twin, 'rate')
 
 
 @rfm.simple_test

@@ -65,9 +65,10 @@ def add_options(test, options):
 
 
 # -- capabilities -------------------------------------------------------------------------------
-def rankfile_unsupported(test):
-    '''Why this partition's launcher cannot take an Open MPI rankfile, or None.'''
-    name = job_launcher(test)
+def rankfile_unsupported(test, for_prefix=False):
+    '''Why this partition's launcher cannot take an Open MPI rankfile, or None (`for_prefix`: for an
+    extra run inside the job, launched with the partition's launcher, see `prefix`).'''
+    name = partition_launcher(test) if for_prefix else job_launcher(test)
     if family(name) == 'mpirun':
         return None
     return f'rankfiles are an Open MPI mpirun feature; this partition launches with {name}'
@@ -122,6 +123,15 @@ def layout_options(test, layout, num_cores, env_names=()):
     if fam == 'srun':
         return layout.srun_options()
     return []
+
+
+def rankfile_options(test, rankfile, layout, num_cores, env_names=()):
+    '''Options launching an extra run (`prefix`) from the Open MPI rankfile `rankfile` (written by the
+    caller from `layout.rankfile()`); None where the partition's launcher takes none (rankfile_unsupported).'''
+    if family(partition_launcher(test)) != 'mpirun':
+        return None
+    return ['--rankfile', rankfile, '--mca', 'rmaps_rank_file_physical', '1'] + oversubscribe_options(
+        layout.ranks_per_node * layout.threads, num_cores, list(env_names))
 
 
 def spread_unbound_options(test, ranks_per_node, cpus_per_task, env_names=()):

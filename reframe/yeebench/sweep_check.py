@@ -54,6 +54,11 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         '''Problems when the cases did not do the same work (override where cases differ on purpose).'''
         return sweeps.same_work(best)
 
+    def round_score(self, report):
+        '''What makes a round a case's best (higher is better); override where the comparison times
+        something other than the solver's speed.'''
+        return report['mcells_per_s']
+
     def case_problems(self, case, report):
         '''Override: problems (strings) with how `case` ran (e.g. its placement); [] when as requested.'''
         return []
@@ -115,7 +120,7 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         cases = self._runnable()
         self.observations['skipped_cases'] = dict(self.skipped_cases)
         try:
-            self.best = sweeps.best(sweeps.read_reports(self.stagedir, cases, self.rounds))
+            self.best = sweeps.best(sweeps.read_reports(self.stagedir, cases, self.rounds), self.round_score)
         except sweeps.SweepError as err:
             return sn.assert_true(False, f'{err}; the job stopped at: {self.last_error_line()}')
         problems = self.work_problems(self.best)

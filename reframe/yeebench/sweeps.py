@@ -75,8 +75,9 @@ def read_reports(stagedir, cases, rounds):
 
 
 def best(reports, metric='mcells_per_s'):
-    '''{case: its round with the highest `metric`}.'''
-    return {name: max(reps, key=lambda r: r[metric]) for name, reps in reports.items()}
+    '''{case: its best round}: the highest `metric`, or the highest `metric(report)` when it is a function.'''
+    score = metric if callable(metric) else (lambda r: r[metric])
+    return {name: max(reps, key=score) for name, reps in reports.items()}
 
 
 def same_work(reports):

@@ -137,6 +137,19 @@ def test_rankfiles_and_fail_fast():
     assert launch.fail_fast_options(fake_test('mpirun')) == []
 
 
+def test_rankfile_options_for_an_extra_run_follow_the_partitions_launcher():
+    from yeebench.placement import Placement
+    from yeebench.topology import Topology
+    layout = Placement('per-core').resolve(Topology(sockets=[[0, 1]], numa_nodes=[[0, 1]], cores=[[0], [1]]))
+    test = fake_test('mpirun')
+    test.job.launcher.registered_name = 'local'            # a sweep's job runs its script locally
+    assert launch.rankfile_options(test, 'rf.txt', layout, 2, ['OMP_NUM_THREADS']) == \
+        ['--rankfile', 'rf.txt', '--mca', 'rmaps_rank_file_physical', '1', '-x', 'OMP_NUM_THREADS']
+    assert launch.rankfile_unsupported(test, for_prefix=True) is None
+    assert launch.rankfile_options(fake_test('srun'), 'rf.txt', layout, 2) is None
+    assert 'launches with srun' in launch.rankfile_unsupported(fake_test('srun'), for_prefix=True)
+
+
 def test_packed_node_prefix_per_launcher():
     assert launch.packed_node_prefix(fake_test('mpiexec'), 2, 1, 2) == 'mpiexec -np 2 --map-by core --bind-to core'
     assert (launch.packed_node_prefix(fake_test('srun'), 1, 2, 2)

@@ -24,6 +24,25 @@ def test_cube_fit_error_is_the_rms_relative_error():
     assert fit.rms_error == pytest.approx(by_hand) and fit.rms_error > 0.01
 
 
+def test_cube_fit_minimises_the_relative_error_it_reports():
+    # fixed cost 5 ms + per-cell cost, 10 % noise at alternating sizes: the small sizes count as much
+    # as the large ones (plain least squares left the smallest ones tens of percent off)
+    sizes = [12, 16, 20, 24, 32, 40]
+    times = [(0.005 + 1e-9 * n ** 3) * (1.1 if i % 2 else 0.9) for i, n in enumerate(sizes)]
+    fit = io_fits.fit_cube(sizes, times)
+
+    def rms(a, b):
+        return math.sqrt(sum(((a + b * n ** 3 - t) / t) ** 2 for n, t in zip(sizes, times)) / len(sizes))
+    assert fit.rms_error == pytest.approx(rms(fit.a, fit.b))
+    for da, db in ((1e-4, 0), (-1e-4, 0), (0, 1e-11), (0, -1e-11)):   # any nearby line is worse
+        assert rms(fit.a + da, fit.b + db) > fit.rms_error
+    # the unweighted least-squares line through the same points
+    xs = [n ** 3 for n in sizes]
+    mx, my = sum(xs) / len(xs), sum(times) / len(times)
+    b = sum((x - mx) * (t - my) for x, t in zip(xs, times)) / sum((x - mx) ** 2 for x in xs)
+    assert fit.rms_error < rms(my - b * mx, b)
+
+
 def test_cube_fit_needs_two_sizes():
     with pytest.raises(FitError, match="two sizes"):
         io_fits.fit_cube([30, 30], [1.0, 1.1])

@@ -38,9 +38,20 @@ def _words(line):
 
 def test_binding_sweep_runs_every_placement_on_the_same_grid_and_cores(tmp_path):
     lines = _script(tmp_path, 'FdtdBindingSweep', '-S', 'rounds=2')
-    assert len(lines) == 6                                    # 3 placements x 2 rounds, interleaved
+    assert len(lines) == 12                                   # 3 placements x 2 methods x 2 rounds, interleaved
     reports = [re.search(r'--report (\S+)', line).group(1) for line in lines]
-    assert reports[:3] == ['case-per_node-r0.json', 'case-per_socket-r0.json', 'case-per_core-r0.json']
+    assert reports[:6] == ['case-per_node-r0.json', 'case-per_socket-r0.json', 'case-per_core-r0.json',
+                           'case-per_node_rankfile-r0.json', 'case-per_socket_rankfile-r0.json',
+                           'case-per_core_rankfile-r0.json']
+    for line in lines:
+        rankfile = re.search(r'--rankfile (\S+)', line)
+        assert bool(rankfile) == ('_rankfile-r' in line), line
+        assert ('--map-by' in line) != bool(rankfile), line
+        if rankfile:
+            (stage,) = {p.parent for p in Path(tmp_path).glob('**/stage/**/FdtdBindingSweep*/sweep.sh')}
+            text = (stage / rankfile.group(1)).read_text()
+            assert re.fullmatch(r'(rank \d+=\S+ slot=[\d,-]+\n)+', text), text
+            assert '--mca rmaps_rank_file_physical 1' in line
     grids = {tuple(w for w in _words(line) if re.fullmatch(r'\d+', w))[-2:] for line in lines}
     assert len(grids) == 1, grids                             # --n G --steps S identical in every case
     workers = set()
@@ -49,6 +60,64 @@ def test_binding_sweep_runs_every_placement_on_the_same_grid_and_cores(tmp_path)
         np = int(_words(line)[_words(line).index('-np') + 1]) if '-np' in _words(line) else 1
         workers.add(np * int(env['OMP_NUM_THREADS']))
     assert len(workers) == 1, workers                         # ranks x threads alike: the node's cores
+
+
+def test_binding_sweep_rankfile_cases_skip_with_the_reason_where_srun_launches(tmp_path):
+    # srun takes no rankfile: the --map-by cases still run (generic-slurm launches with srun)
+    run_reframe(*_files('fdtd_comparisons'), '-n', 'FdtdBindingSweep', '-p', 'host', '--dry-run',
+                '--flex-alloc-nodes=1', tmp_path=tmp_path, system='generic-slurm')
+    (script,) = list(Path(tmp_path).glob('**/stage/**/FdtdBindingSweep*/sweep.sh'))
+    text = script.read_text()
+    assert 'case-per_socket-r0.json' in text and '--rankfile' not in text and 'rankfile-r' not in text
+
+
+def _check_module(name):
+    import importlib.util
+    import sys
+    spec = importlib.util.spec_from_file_location(f'{name}_under_test', REPO / f'reframe/checks/{name}.py')
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module       # ReFrame looks its test classes' files up through it
+    spec.loader.exec_module(module)
+    return module
+
+
+def _binding_foms(rates):
+    from yeebench.sweep_check import SolverSweep
+    module = _check_module('fdtd_comparisons')
+
+    class Recorder:
+        add_ratios = SolverSweep.add_ratios
+
+        def __init__(self):
+            self.best, self.foms = {n: {'mcells_per_s': v} for n, v in rates.items()}, {}
+
+        def add_fom(self, name, value, unit, direction):
+            self.foms[name] = (round(value, 3), unit, direction)
+    rec = Recorder()
+    module.FdtdBindingSweep.collect_sweep_foms(rec)
+    return rec.foms
+
+
+def test_binding_sweep_ratios_per_method_and_between_methods():
+    foms = _binding_foms({'per-node': 49, 'per-socket': 53, 'per-core': 27,
+                          'per-node-rankfile': 50, 'per-socket-rankfile': 54, 'per-core-rankfile': 30})
+    assert foms['per_socket_over_per_core'] == (1.963, 'x', 'higher')
+    assert foms['per_socket_rankfile_over_per_core_rankfile'] == (1.8, 'x', 'higher')   # rankfile vs rankfile
+    assert foms['per_core_rankfile_over_per_core'] == (1.111, 'x', 'higher')
+    assert 'per_socket_rankfile_over_per_core' not in foms                            # never across methods
+    assert len(foms) == 2 + 2 + 3
+
+
+def test_binding_sweep_ratios_without_rankfile_cases():
+    assert sorted(_binding_foms({'per-node': 49, 'per-socket': 53, 'per-core': 27})) == \
+        ['per_node_over_per_core', 'per_socket_over_per_core']
+
+
+def test_io_sweep_keeps_each_cases_fastest_output_round():
+    score = _check_module('io_paper').IoOutputPaper.round_score
+    fast_io = {'mcells_per_s': 10, 'io': {'seconds_per_step': 0.01}}
+    fast_solver = {'mcells_per_s': 90, 'io': {'seconds_per_step': 0.05}}
+    assert max((fast_solver, fast_io), key=lambda r: score(None, r)) is fast_io
 
 
 def test_numa_sweep_baseline_is_unbound_and_policies_are_bound(tmp_path):

@@ -37,6 +37,9 @@ def test_best_round_per_case_and_missing_reports(tmp_path):
     reports = sweeps.read_reports(tmp_path, CASES, 2)
     assert {k: r['mcells_per_s'] for k, r in sweeps.best(reports).items()} == {'per-node': 30, 'per-core': 20}
     assert sweeps.same_work(sweeps.best(reports)) == []
+    # an output comparison keeps each case's fastest output round, not its fastest solver round
+    slowest = sweeps.best(reports, lambda r: -r['mcells_per_s'])
+    assert {k: r['mcells_per_s'] for k, r in slowest.items()} == {'per-node': 10, 'per-core': 5}
     with pytest.raises(sweeps.SweepError, match='case per-node, round 2: no readable report case-per_node-r2.json'):
         sweeps.read_reports(tmp_path, CASES, 3)
     (tmp_path / sweeps.report_file('per-core', 1)).write_text(json.dumps(_report(1, valid=False)))
