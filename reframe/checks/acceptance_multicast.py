@@ -22,7 +22,7 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from yeebench import launch
 from yeebench.acceptance import multicast
 from yeebench.acceptance.rfm import AcceptanceMixin, last_line, span_all_nodes
-from yeebench.base import YeebenchCheck
+from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
 #: Written by the job when the node has no MPI compiler wrapper to build the probe with.
 NO_MPICC = "mpicc-missing.txt"
@@ -36,6 +36,7 @@ class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
     descr = "Network: IP multicast from one node to 1, 2, 4 ... all others; delivery and rate per receiver count"
     sourcesdir = "src/acceptance"
     executable = "./mcast"
+    tags = {BUILT_IN_JOB}  # the probe is compiled in the job from the suite's source
     mpicc = variable(str, value="mpicc")
     #: mcast options (datagrams per round, bytes each; --iface NAME to choose the interface).
     mcast_opts = variable(str, value="--count 2000 --size 1024")

@@ -16,7 +16,7 @@ from reframe.core.backends import getlauncher
 from yeebench import capabilities, launch
 from yeebench.acceptance import numa_costs, outliers, scaling, storage
 from yeebench.acceptance.rfm import AcceptanceMixin, last_line, python_command, span_all_nodes
-from yeebench.base import YeebenchCheck
+from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 from yeebench.fixtures import ProbeBinaries, SolverBinary
 from yeebench.parsers import ParseError
 from yeebench.parsers.numactl import parse_hardware
@@ -54,6 +54,11 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
     min_efficiency = variable(float, value=0.0)
     executable = "true"
     num_tasks = 1
+
+    @run_after("init")
+    def _tag_built_probe(self):
+        if self.program == "triad":  # compiled in the job; the solver comes from its fixture
+            self.tags |= {BUILT_IN_JOB}
 
     @run_after("setup")
     def plan_runs(self):
@@ -239,6 +244,7 @@ class AcceptanceNetwork(AcceptanceMixin, YeebenchCheck):
              "outlier nodes fail")
     sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
     executable = "./pairmatrix"
+    tags = {BUILT_IN_JOB}  # compiled in the job
     #: A node is an outlier when worse than the median node by more than this fraction.
     tolerance = variable(float, value=0.5)
     mpicc = variable(str, value="mpicc")
