@@ -21,7 +21,7 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 
 from yeebench import launch
 from yeebench.acceptance import multicast
-from yeebench.acceptance.rfm import AcceptanceMixin, last_line, span_all_nodes
+from yeebench.acceptance.rfm import AcceptanceMixin, build_on_node_or_explain, last_line, span_all_nodes
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
 #: Written by the job when the node has no MPI compiler wrapper to build the probe with.
@@ -59,11 +59,8 @@ class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
     def compile_in_job(self):
         # A runtime-only node or image measures nothing rather than failing to launch: it may lack the
         # wrapper, or have the wrapper (Debian's openmpi-bin) without the compiler behind it.
-        mpicc = shlex.quote(self.mpicc)
-        self.prerun_cmds = [f"command -v {mpicc} > /dev/null || {{ echo '{self.mpicc} not found "
-                            f"on the node PATH: no compiler to build the mcast probe' > {NO_MPICC}; exit 0; }}",
-                            f"{mpicc} -O2 -o mcast mcast.c 2> mcast-build.err || {{ echo \"{self.mpicc} could "
-                            f"not build the mcast probe: $(tail -n 1 mcast-build.err)\" > {NO_MPICC}; exit 0; }}"]
+        self.prerun_cmds = build_on_node_or_explain(
+            self.mpicc, f"{shlex.quote(self.mpicc)} -O2 -o mcast mcast.c", NO_MPICC, "the mcast probe")
 
     @sanity_function
     def validate(self):

@@ -11,6 +11,7 @@ passes and skips, whose reason ReFrame itself does not record) and printed on
 ReFrame's output as `[acceptance] PASS <check>: <reason>`.
 """
 import os
+import shlex
 import sys
 
 import reframe as rfm
@@ -20,6 +21,9 @@ from reframe.core.builtins import run_after, variable
 from reframe.core.logging import getlogger
 
 from yeebench import launch
+
+#: Where a probe's failed build leaves its compiler's messages (build_on_node_or_explain).
+BUILD_ERRORS = "probe-build.err"
 
 TOPOLOGY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "config", "topology")
 
@@ -74,6 +78,21 @@ class AcceptanceMixin(rfm.RegressionTestPlugin):
         word = "PASS" if ok else "FAIL"
         getlogger().info(f"[acceptance] {word} {self.display_name}: {reason}")
         return sn.assert_true(ok, msg=f"FAIL: {reason}")
+
+
+def build_on_node_or_explain(tool, build_command, marker, what, missing_hint="", failed_build_measures=False):
+    """Pre-run lines building a probe on the node with `tool`.  Where the node has no `tool` on its
+    PATH (a runtime-only node or image) the reason goes to `marker` and the job ends (status 0)
+    before launching a probe it never built, so the check reads the marker and says NOT MEASURED.
+    A `tool` that fails says the same (Debian's mpicc wrapper without gcc behind it) unless
+    `failed_build_measures`: then the build's own error is the check's failure."""
+    quoted = shlex.quote(tool)
+    missing = f"{tool} not found on the node PATH{missing_hint}: no compiler to build {what}"
+    lines = [f"command -v {quoted} > /dev/null || {{ echo {shlex.quote(missing)} > {marker}; exit 0; }}"]
+    if failed_build_measures:
+        return lines + [build_command]
+    return lines + [f"{build_command} 2> {BUILD_ERRORS} || {{ echo \"{tool} could not build {what}: "
+                    f"$(tail -n 1 {BUILD_ERRORS})\" > {marker}; exit 0; }}"]
 
 
 def python_command(module):
