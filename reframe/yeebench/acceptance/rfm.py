@@ -17,7 +17,7 @@ import sys
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, variable
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
 from reframe.core.logging import getlogger
 
 from yeebench import launch
@@ -80,15 +80,71 @@ class AcceptanceMixin(rfm.RegressionTestPlugin):
         return sn.assert_true(ok, msg=f"FAIL: {reason}")
 
 
+#: The probes' sources (reframe/checks/src/acceptance).
+PROBE_SOURCES = os.path.join(os.path.dirname(__file__), "..", "..", "checks", "src", "acceptance")
+
+#: Written by a probe's build job when the node could not build it (the reason).
+PROBE_NOT_BUILT = "probe-not-built.txt"
+
+
+def _missing_tool_line(tool, marker, what, hint=""):
+    missing = f"{tool} not found on the node PATH{hint}: no compiler to build {what}"
+    return f"command -v {shlex.quote(tool)} > /dev/null || {{ echo {shlex.quote(missing)} > {marker}; exit 0; }}"
+
+
+class ProbeBuild(rfm.CompileOnlyRegressionTest):
+    """One probe of src/acceptance built on a node of the partition (`build_locally` off) with
+    ReFrame's SingleSource build system.  A node that cannot build it (no compiler on its PATH, or
+    Debian's mpicc wrapper without gcc behind it) still ends the build job normally, with the reason
+    in PROBE_NOT_BUILT: the check using the fixture then says NOT MEASURED with that reason instead
+    of failing.  Subclasses set `source` and `program` and give the compiler (`compiler()`)."""
+
+    source = variable(str)
+    program = variable(str)
+    cflags = variable(typ.List[str], value=["-O2"])
+
+    sourcesdir = os.path.abspath(PROBE_SOURCES)
+    build_system = "SingleSource"
+    build_locally = False
+
+    def compiler(self):
+        raise NotImplementedError
+
+    @run_before("compile")
+    def build_or_explain(self):
+        tool, what = self.compiler(), f"the {self.program} probe"
+        self.build_system.srcfile = self.source
+        self.build_system.executable = self.program
+        self.build_system.cc = tool
+        self.build_system.cflags = list(self.cflags)
+        self.prebuild_cmds = [_missing_tool_line(tool, PROBE_NOT_BUILT, what)]
+        # the compiler's messages are on the build job's stderr; the build job itself succeeds
+        self.postbuild_cmds = [f"[ -x {self.program} ] || echo \"{tool} could not build {what}: "
+                               f"$(tail -n 1 {self.build_job.stderr})\" > {PROBE_NOT_BUILT}"]
+
+    @property
+    def path(self):
+        return os.path.join(self.stagedir, self.program)
+
+    def not_built(self):
+        """Why the node could not build the probe, or None (built; the sanity function vouches)."""
+        return last_line(self, PROBE_NOT_BUILT) or None
+
+    @sanity_function
+    def built_or_explained(self):
+        # either outcome is an answer for the check; only a build job that said nothing is wrong
+        return sn.assert_true(os.access(self.path, os.X_OK) or
+                              os.path.exists(os.path.join(self.stagedir, PROBE_NOT_BUILT)),
+                              f"{self.program}: neither built nor a reason why not")
+
+
 def build_on_node_or_explain(tool, build_command, marker, what, missing_hint="", failed_build_measures=False):
     """Pre-run lines building a probe on the node with `tool`.  Where the node has no `tool` on its
     PATH (a runtime-only node or image) the reason goes to `marker` and the job ends (status 0)
     before launching a probe it never built, so the check reads the marker and says NOT MEASURED.
     A `tool` that fails says the same (Debian's mpicc wrapper without gcc behind it) unless
     `failed_build_measures`: then the build's own error is the check's failure."""
-    quoted = shlex.quote(tool)
-    missing = f"{tool} not found on the node PATH{missing_hint}: no compiler to build {what}"
-    lines = [f"command -v {quoted} > /dev/null || {{ echo {shlex.quote(missing)} > {marker}; exit 0; }}"]
+    lines = [_missing_tool_line(tool, marker, what, missing_hint)]
     if failed_build_measures:
         return lines + [build_command]
     return lines + [f"{build_command} 2> {BUILD_ERRORS} || {{ echo \"{tool} could not build {what}: "
