@@ -141,6 +141,8 @@ def generate(tmp_path, *args):
         pytest.skip('reframe is not installed next to this Python')
     bin_dir = stand_ins(tmp_path / 'bin', tmp_path / 'calls.log')
     (bin_dir / 'mpirun').unlink()            # no MPI on the launch host (local declares mpirun anyway)
+    (bin_dir / 'NPopenmpi').write_text('#!/bin/sh\nexit 1\n')   # found on PATH by `local`, never run here
+    (bin_dir / 'NPopenmpi').chmod(0o755)
     guard = tmp_path / 'guarded_reframe.py'
     guard.write_text(GUARD)
     env = {'HOME': str(tmp_path), 'PATH': str(bin_dir), 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm'),
