@@ -92,6 +92,19 @@ def _missing_tool_line(tool, marker, what, hint=""):
     return f"command -v {shlex.quote(tool)} > /dev/null || {{ echo {shlex.quote(missing)} > {marker}; exit 0; }}"
 
 
+def probe_build_lines(tool, program, build_stderr):
+    """(pre-build, post-build) lines around ReFrame's compile line of a probe: no `tool` on the node
+    or a compile that left no `program` writes the reason to PROBE_NOT_BUILT, and the build job ends
+    normally.  ReFrame's build script ends at the first failing command (an ERR trap); a probe the
+    node cannot build is an answer here, so the trap is lifted."""
+    what = f"the {program} probe"
+    prebuild = ["trap - ERR", _missing_tool_line(tool, PROBE_NOT_BUILT, what)]
+    # the compiler's messages are on the build job's stderr
+    postbuild = [f"[ -x {program} ] || echo \"{tool} could not build {what}: $(tail -n 1 {build_stderr})\" "
+                 f"> {PROBE_NOT_BUILT}"]
+    return prebuild, postbuild
+
+
 class ProbeBuild(rfm.CompileOnlyRegressionTest):
     """One probe of src/acceptance built on a node of the partition (`build_locally` off) with
     ReFrame's SingleSource build system.  A node that cannot build it (no compiler on its PATH, or
@@ -112,15 +125,12 @@ class ProbeBuild(rfm.CompileOnlyRegressionTest):
 
     @run_before("compile")
     def build_or_explain(self):
-        tool, what = self.compiler(), f"the {self.program} probe"
+        tool = self.compiler()
         self.build_system.srcfile = self.source
         self.build_system.executable = self.program
         self.build_system.cc = tool
         self.build_system.cflags = list(self.cflags)
-        self.prebuild_cmds = [_missing_tool_line(tool, PROBE_NOT_BUILT, what)]
-        # the compiler's messages are on the build job's stderr; the build job itself succeeds
-        self.postbuild_cmds = [f"[ -x {self.program} ] || echo \"{tool} could not build {what}: "
-                               f"$(tail -n 1 {self.build_job.stderr})\" > {PROBE_NOT_BUILT}"]
+        self.prebuild_cmds, self.postbuild_cmds = probe_build_lines(tool, self.program, self.build_job.stderr)
 
     @property
     def path(self):

@@ -32,7 +32,8 @@ def test_the_multicast_probe_is_a_build_fixture_run_as_the_executable(tmp_path):
     (build,) = [p.read_text() for p in rfm_dir.rglob('McastProbe*/rfm_build.sh')]
     assert '#SBATCH' in build                                  # a job on a node, not the launch host
     assert 'mpicc -O2 mcast.c -o mcast' in build                # ReFrame's SingleSource line
-    # the guard, the compile, then the reason when the compile left no program
+    # the ERR trap lifted, the guard, the compile, then the reason when the compile left no program
+    assert build.index('trap _onerror ERR') < build.index('trap - ERR') < build.index('command -v mpicc')
     assert build.index('command -v mpicc') < build.index('mpicc -O2 mcast.c') < build.index('[ -x mcast ] ||')
     assert f'> {rfm.PROBE_NOT_BUILT}' in build
     (job,) = [p.read_text() for p in rfm_dir.rglob('AcceptanceMulticast*/rfm_job.sh')]

@@ -32,6 +32,8 @@ if [ "$1" = --install ]; then mkdir -p install/bin; for p in {' '.join(programs)
         (prefix / 'bin' / p).write_text('#!/bin/sh\n')
         (prefix / 'bin' / p).chmod(0o755)
     script, _ = build_script(programs, tmp_path / 'src', optional)
+    # ReFrame's build scripts end at the first failing command: so does this one
+    script = "trap 'echo ERR-TRAP >&2; exit 97' ERR\n" + script
     out = subprocess.run(['bash', '-c', script], cwd=stage, capture_output=True, text=True, timeout=60,
                          env={'PATH': f'{tools}:/usr/bin:/bin', 'YEEBENCH_PREFIX': str(prefix)})
     log = (tmp_path / 'cmake.log').read_text().splitlines() if (tmp_path / 'cmake.log').exists() else []

@@ -81,3 +81,30 @@ def test_a_build_that_works_launches_and_a_failing_one_can_be_left_to_fail_the_c
     (tmp_path / "measures").mkdir()
     out, why = _run_build_lines(tmp_path / "measures", "exit 1\n", failed_build_measures=True)
     assert "LAUNCHED" in out.stdout and why is None
+
+
+def _build_job(tmp_path, tool_body):
+    """A probe's build script as ReFrame runs it (ERR trap, stderr to a file), with a stand-in compiler."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    if tool_body is not None:
+        (tools / "cc-wrapper").write_text("#!/bin/sh\n" + tool_body)
+        (tools / "cc-wrapper").chmod(0o755)
+    pre, post = rfm.probe_build_lines("cc-wrapper", "probe", "rfm_build.err")
+    script = "\n".join(["trap 'exit 97' ERR", *pre, "cc-wrapper -O2 probe.c -o probe", *post])
+    with open(tmp_path / "rfm_build.err", "w") as err:
+        out = subprocess.run(["bash", "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, stderr=err, text=True,
+                             timeout=60, env={"PATH": f"{tools}:/usr/bin:/bin"})
+    marker = tmp_path / rfm.PROBE_NOT_BUILT
+    return out.returncode, marker.read_text().strip() if marker.exists() else None
+
+
+def test_a_probe_build_job_ends_normally_with_the_reason_where_the_node_cannot_build(tmp_path):
+    (tmp_path / "none").mkdir()
+    assert _build_job(tmp_path / "none", None) == (
+        0, "cc-wrapper not found on the node PATH: no compiler to build the probe probe")
+    (tmp_path / "broken").mkdir()
+    assert _build_job(tmp_path / "broken", 'echo "wrapper: no underlying compiler" >&2; exit 1\n') == (
+        0, "cc-wrapper could not build the probe probe: wrapper: no underlying compiler")
+    (tmp_path / "ok").mkdir()
+    assert _build_job(tmp_path / "ok", "touch probe; chmod +x probe\n") == (0, None)
