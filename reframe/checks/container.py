@@ -106,7 +106,8 @@ class ContainerOrNativeRun(YeebenchCheck):
         # Everything else about the image is asked on the node (image_probe): is it there, its id,
         # its spack.lock, its MPI; judged from the job's files in judge_image.
         self.hybrid = platform in HYBRID_PLATFORMS
-        self.prerun_cmds += image_probe.commands(platform, self.image, self.where == 'container', self.hybrid)
+        self.prerun_cmds = list(self.prerun_cmds) + image_probe.commands(platform, self.image,
+                                                                         self.where == 'container', self.hybrid)
         host_path, image_name, args = self.program()
         bench = ' '.join(shlex.quote(a) for a in [host_path if self.where == 'native' else image_name, *args])
         # Both legs use the image's settings: CMA single copy (process_vm_readv) fails across container

@@ -38,12 +38,18 @@ def _is_remote(image: str) -> bool:
     return '://' in image          # docker://, library://, oras://: pulled by the runtime itself
 
 
+def _in_double_quotes(text: str) -> str:
+    return ''.join('\\' + c if c in '\\"$`' else c for c in text)
+
+
 def missing_reason_shell(platform: str, image: str) -> str:
-    '''A shell word printing why the node cannot start `image` (expanded in the job).'''
+    '''A shell word saying why the node cannot start `image` (the node's name and DOCKER_HOST are
+    expanded in the job).'''
+    name = _in_double_quotes(image)
     if platform == 'Docker':
-        return (f'"image {image} is not available from the Docker daemon (DOCKER_HOST=${{DOCKER_HOST:-default}}) '
+        return (f'"image {name} is not available from the Docker daemon (DOCKER_HOST=${{DOCKER_HOST:-default}}) '
                 f'on $(hostname): build it with containers/build-image.sh"')
-    return (f'"image {image} not found on $(hostname): build it (containers/README.md) and pass '
+    return (f'"image {name} not found on $(hostname): build it (containers/README.md) and pass '
             f'-S SolverRun.image=PATH"')
 
 

@@ -182,3 +182,10 @@ def test_hybrid_checks_generate_with_the_abi_probe_in_the_job_and_nothing_run_he
         assert f'sha256sum {sif} > image-sha256.txt' in script
         assert script.index(image_probe.IMAGE_MPI) < script.index('for i in $(seq 4)')
     assert all(f'test -f {sif}' in s for s in legs)
+
+
+def test_an_image_name_with_shell_characters_is_named_as_given(tmp_path):
+    image = 'odd"$name`x'
+    out, found = run_probe(tmp_path, 'Docker', image, container_leg=False, hybrid=False, docker_has_image=False)
+    assert 'LAUNCHED' not in out.stdout
+    assert found.missing_reason().startswith(f'image {image} is not available from the Docker daemon')
