@@ -165,6 +165,8 @@ class ContainerOrNativeRun(YeebenchCheck):
     def judge_image(self):
         '''The node's answers: no image skips (both legs); the container leg records the image's
         provenance, and a hybrid run with host and image MPI of different major series fails.'''
+        if self.is_dry_run():      # no job ran: nothing was asked
+            return
         findings = image_probe.Findings(self.stagedir, self.image, self.hybrid and self.where == 'container')
         missing = findings.missing_reason()
         self.skip_if(missing, missing)
