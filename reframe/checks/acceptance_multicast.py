@@ -28,6 +28,7 @@ from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
 class McastProbe(ProbeBuild):
     """src/acceptance/mcast.c built with the MPI C wrapper on a node (-S mpicc=cc on other systems)."""
+    sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
     source = "mcast.c"
     program = "mcast"
     mpicc = variable(str, value="mpicc")

@@ -80,9 +80,6 @@ class AcceptanceMixin(rfm.RegressionTestPlugin):
         return sn.assert_true(ok, msg=f"FAIL: {reason}")
 
 
-#: The probes' sources (reframe/checks/src/acceptance).
-PROBE_SOURCES = os.path.join(os.path.dirname(__file__), "..", "..", "checks", "src", "acceptance")
-
 #: Written by a probe's build job when the node could not build it (the reason).
 PROBE_NOT_BUILT = "probe-not-built.txt"
 
@@ -106,17 +103,18 @@ def probe_build_lines(tool, program, build_stderr):
 
 
 class ProbeBuild(rfm.CompileOnlyRegressionTest):
-    """One probe of src/acceptance built on a node of the partition (`build_locally` off) with
+    """One probe built on a node of the partition (`build_locally` off) with
     ReFrame's SingleSource build system.  A node that cannot build it (no compiler on its PATH, or
     Debian's mpicc wrapper without gcc behind it) still ends the build job normally, with the reason
     in PROBE_NOT_BUILT: the check using the fixture then says NOT MEASURED with that reason instead
-    of failing.  Subclasses set `source` and `program` and give the compiler (`compiler()`)."""
+    of failing.  Subclasses, defined beside their check, set `sourcesdir` (resolved against their
+    file's folder, wherever the checks are installed), `source` and `program`, and give the compiler
+    (`compiler()`)."""
 
     source = variable(str)
     program = variable(str)
     cflags = variable(typ.List[str], value=["-O2"])
 
-    sourcesdir = os.path.abspath(PROBE_SOURCES)
     build_system = "SingleSource"
     build_locally = False
 
