@@ -89,13 +89,23 @@ def _programs(case):
     return [next((w for w in words if w.startswith('/')), words[0])]
 
 
+#: The tag of a check whose program is built in its own job from the suite's sources (reframe/README.md):
+#: it runs no installed program, so where its program came from is not judged.
+BUILT_IN_JOB = 'built-in-job'
+
+
 def origins(report_path, view, prefix):
-    '''Every program a -p spack case ran lies in the view; every -p host program in PREFIX.'''
+    '''Every program a -p spack case ran lies in the view; every -p host program in PREFIX; cases
+    tagged BUILT_IN_JOB are named in the result as not judged.'''
     view, prefix = os.path.abspath(view), os.path.abspath(prefix)  # the paths as run, not resolved
     counted = {'spack': 0, 'host': 0}
+    built_in_job = set()
     for case in _testcases(report_path):
         env = case.get('environ')
         if case.get('result') == 'skip' or env not in counted:
+            continue
+        if BUILT_IN_JOB in (case.get('tags') or ()):
+            built_in_job.add(case.get('unique_name'))
             continue
         where = view if env == 'spack' else prefix
         for exe in _programs(case):
@@ -106,8 +116,11 @@ def origins(report_path, view, prefix):
         counted[env] += 1
     if not counted['spack']:
         raise FactError(f'no -p spack case ran in {report_path}')
-    return (f'programs: {counted["spack"]} -p spack cases from the view {view}, '
-            f'{counted["host"]} -p host from {prefix}')
+    line = f'programs: {counted["spack"]} -p spack cases from the view {view}, {counted["host"]} -p host from {prefix}'
+    if built_in_job:
+        line += (f'; not judged, their program is built in the job (tag {BUILT_IN_JOB}): '
+                 f'{", ".join(sorted(built_in_job))}')
+    return line
 
 
 SCALING_CHECKS = ('FdtdStrongScaling', 'FdtdWeakScaling')

@@ -21,7 +21,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
 from yeebench.acceptance.rfm import AcceptanceMixin, last_line, nodes_used, span_all_nodes
-from yeebench.base import YeebenchCheck
+from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
 SERIAL_SOURCES = {"c": "hello.c", "c++": "hello.cpp", "fortran": "hello.f90"}
 MPI_SOURCES = {"c": "mpi_reduce.c", "c++": "mpi_reduce.cpp",
@@ -40,6 +40,7 @@ class AcceptanceToolchain(AcceptanceMixin, YeebenchCheck):
     descr = "Compilers: a C, C++ or Fortran program builds, runs and computes the right sum"
     sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
     executable = "./hello"
+    tags = {BUILT_IN_JOB}  # compiled in the job
     num_tasks = 1
 
     @run_before("run")
@@ -66,6 +67,7 @@ class AcceptanceMPIBindings(AcceptanceMixin, YeebenchCheck):
     descr = "MPI bindings: compile with the MPI wrappers, run on all cores of all nodes, Allreduce exact"
     sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
     executable = "./mpi_reduce"
+    tags = {BUILT_IN_JOB}  # compiled in the job
     #: MPI compiler wrappers (override with -S mpicc=cc on systems with other names).
     mpicc = variable(str, value="mpicc")
     mpicxx = variable(str, value="mpicxx")

@@ -11,8 +11,8 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 from reframe.core.backends import getlauncher
 
-from yeebench.acceptance.rfm import AcceptanceMixin, gpu_present, last_line
-from yeebench.base import YeebenchCheck
+from yeebench.acceptance.rfm import AcceptanceMixin, build_on_node_or_explain, gpu_present, last_line
+from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
 #: Written by the job when the node has no nvcc (the reason).
 NO_NVCC = "nvcc-missing.txt"
@@ -33,6 +33,7 @@ class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
     kernel = parameter(list(KERNELS))
     descr = "Accelerators: CUDA device query, device-memory bandwidth, N-body (GPU nodes only)"
     sourcesdir = "src/cuda"  # beside this file (ReFrame resolves it against the check's folder)
+    tags = {BUILT_IN_JOB}  # compiled with nvcc in the job
     #: nvcc target architectures: native code for Hopper plus PTX that newer GPUs JIT-compile.
     nvcc_arch = variable(str, value="-gencode arch=compute_90,code=sm_90 "
                                     "-gencode arch=compute_80,code=compute_80")
@@ -46,9 +47,9 @@ class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
         self.num_gpus_per_node = 1  # becomes the scheduler's GPU request (e.g. Slurm --gres)
         self.job.launcher = getlauncher("local")()
         # nvcc is looked for on the node, when the job runs; without it the verdict is NOT MEASURED
-        self.prerun_cmds = [f"command -v nvcc > /dev/null || {{ echo 'nvcc not found on the node PATH "
-                            f"(CUDA toolkit)' > {NO_NVCC}; exit 0; }}",
-                            f"nvcc -O3 -std=c++17 {self.nvcc_arch} -o {self.kernel} {self.kernel}.cu"]
+        self.prerun_cmds = build_on_node_or_explain(
+            "nvcc", f"nvcc -O3 -std=c++17 {self.nvcc_arch} -o {self.kernel} {self.kernel}.cu", NO_NVCC,
+            f"the {self.kernel} kernel", " (CUDA toolkit)", failed_build_measures=True)
         self.executable = f"./{self.kernel}"
         self.executable_opts = shlex.split(self.kernel_opts or KERNELS[self.kernel][0])
 

@@ -1,6 +1,7 @@
 """Acceptance, paper 003 test 13: network multicast scalability.
 
-AcceptanceMulticast runs the `mcast` probe (src/acceptance/mcast.c) with one rank per node: rank 0
+AcceptanceMulticast runs the `mcast` probe (src/acceptance/mcast.c, built on a node by the
+McastProbe fixture with ReFrame's SingleSource build system) with one rank per node: rank 0
 sends UDP datagrams to an administratively scoped IPv4 multicast group, and in each round 1, 2,
 4 ... all other nodes have joined it and count what arrives. PASS when every round delivered at
 least `min_delivery` of the datagrams to every receiver; FAIL below that, or when a datagram
@@ -17,15 +18,23 @@ import os
 import shlex
 
 import reframe as rfm
-from reframe.core.builtins import run_after, run_before, sanity_function, variable
+from reframe.core.builtins import fixture, run_after, sanity_function, variable
 
 from yeebench import launch
 from yeebench.acceptance import multicast
-from yeebench.acceptance.rfm import AcceptanceMixin, last_line, span_all_nodes
-from yeebench.base import YeebenchCheck
+from yeebench.acceptance.rfm import AcceptanceMixin, ProbeBuild, last_line, span_all_nodes
+from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
-#: Written by the job when the node has no MPI compiler wrapper to build the probe with.
-NO_MPICC = "mpicc-missing.txt"
+
+class McastProbe(ProbeBuild):
+    """src/acceptance/mcast.c built with the MPI C wrapper on a node (-S mpicc=cc on other systems)."""
+    sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
+    source = "mcast.c"
+    program = "mcast"
+    mpicc = variable(str, value="mpicc")
+
+    def compiler(self):
+        return self.mpicc
 
 
 @rfm.simple_test
@@ -34,9 +43,9 @@ class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
 
     time_limit = "3m"
     descr = "Network: IP multicast from one node to 1, 2, 4 ... all others; delivery and rate per receiver count"
-    sourcesdir = "src/acceptance"
-    executable = "./mcast"
-    mpicc = variable(str, value="mpicc")
+    #: The probe, built on a node of the partition (a node that cannot build it: NOT MEASURED, why).
+    probe = fixture(McastProbe, scope="environment")
+    tags = {BUILT_IN_JOB}  # the probe is compiled in a job from the suite's source
     #: mcast options (datagrams per round, bytes each; --iface NAME to choose the interface).
     mcast_opts = variable(str, value="--count 2000 --size 1024")
     #: Smallest fraction of the datagrams every receiver must get in every round.
@@ -49,25 +58,18 @@ class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
 
     @run_after("setup")
     def place(self):
+        # A runtime-only node or image measures nothing rather than failing to launch: it may lack the
+        # wrapper, or have the wrapper (Debian's openmpi-bin) without the compiler behind it.
+        why = self.probe.not_built()
+        self.skip_if(why, why)
+        self.executable = self.probe.path
         one_node = self.current_partition.scheduler.registered_name == "local"
         span_all_nodes(self, 2 if one_node else 1)
         self.executable_opts = shlex.split(self.mcast_opts)
         launch.allow_oversubscription(self, self.num_tasks_per_node, self.node_topology.num_cores)
 
-    @run_before("run")
-    def compile_in_job(self):
-        # A runtime-only node or image measures nothing rather than failing to launch: it may lack the
-        # wrapper, or have the wrapper (Debian's openmpi-bin) without the compiler behind it.
-        mpicc = shlex.quote(self.mpicc)
-        self.prerun_cmds = [f"command -v {mpicc} > /dev/null || {{ echo '{self.mpicc} not found "
-                            f"on the node PATH: no compiler to build the mcast probe' > {NO_MPICC}; exit 0; }}",
-                            f"{mpicc} -O2 -o mcast mcast.c 2> mcast-build.err || {{ echo \"{self.mpicc} could "
-                            f"not build the mcast probe: $(tail -n 1 mcast-build.err)\" > {NO_MPICC}; exit 0; }}"]
-
     @sanity_function
     def validate(self):
-        if os.path.exists(os.path.join(self.stagedir, NO_MPICC)):
-            return self.not_measured(last_line(self, NO_MPICC))
         try:
             with open(os.path.join(self.stagedir, str(self.stdout))) as fh:
                 summary, self._rounds = multicast.parse(fh.read())

@@ -15,8 +15,8 @@ from reframe.core.backends import getlauncher
 
 from yeebench import capabilities, launch
 from yeebench.acceptance import numa_costs, outliers, scaling, storage
-from yeebench.acceptance.rfm import AcceptanceMixin, last_line, python_command, span_all_nodes
-from yeebench.base import YeebenchCheck
+from yeebench.acceptance.rfm import AcceptanceMixin, last_line, python_command, run_sweep, span_all_nodes
+from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 from yeebench.fixtures import ProbeBinaries, SolverBinary
 from yeebench.parsers import ParseError
 from yeebench.parsers.numactl import parse_hardware
@@ -52,8 +52,12 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
     #: Parallel efficiency (%) a full node must reach in every mode; 0 = report only.
     #: A site makes scaling a gate with e.g. -S AcceptanceScaling.min_efficiency=60
     min_efficiency = variable(float, value=0.0)
-    executable = "true"
     num_tasks = 1
+
+    @run_after("init")
+    def _tag_built_probe(self):
+        if self.program == "triad":  # compiled in the job; the solver comes from its fixture
+            self.tags |= {BUILT_IN_JOB}
 
     @run_after("setup")
     def plan_runs(self):
@@ -81,7 +85,7 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
                     else:
                         run = f"{binary} --bytes {self._bytes} --repeats {self.triad_repeats} > {out}"
                     cmds.append(f"env {env} {prefix} {run}".replace("  ", " "))
-        self.prerun_cmds = cmds
+        run_sweep(self, cmds)
 
     def _size_triad(self):
         """Arrays of LLC_FACTOR x the last-level cache (from the partition, or this node's sysfs)."""
@@ -173,7 +177,6 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
     probes = fixture(ProbeBinaries, scope="environment")
     #: Slack before a farther node being faster counts as a contradiction.
     tolerance = variable(float, value=0.10)
-    executable = "true"
     num_tasks = 1
 
     @run_after("setup")
@@ -191,7 +194,7 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
             for j in range(self.nodes):
                 cmds.append(f"OMP_NUM_THREADS={threads} {numactl} --cpunodebind={i} --membind={j} {numa_bw} "
                             f"{self.numa_bw_opts} --threads {threads} --expect-nodes {j} --output numa_{i}_{j}.json")
-        self.prerun_cmds = cmds
+        run_sweep(self, cmds)
 
     @sanity_function
     def validate(self):
@@ -239,6 +242,7 @@ class AcceptanceNetwork(AcceptanceMixin, YeebenchCheck):
              "outlier nodes fail")
     sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
     executable = "./pairmatrix"
+    tags = {BUILT_IN_JOB}  # compiled in the job
     #: A node is an outlier when worse than the median node by more than this fraction.
     tolerance = variable(float, value=0.5)
     mpicc = variable(str, value="mpicc")
@@ -329,7 +333,6 @@ class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
     yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 20 --quiet")
     #: Solver ranks writing one file each (capped at the cores of a node).
     io_ranks = variable(int, value=2)
-    executable = "true"
     num_tasks = 1
 
     @run_after("setup")
@@ -347,20 +350,20 @@ class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
             common = (f"{fio} --directory={shlex.quote(target)} --bs=1M --size={self.size_mib}M "
                       "--ioengine=psync --end_fsync=1 --output-format=json --name=yeebench-io")
             data = shlex.quote(os.path.join(target, "yeebench-io.0.0"))
-            self.prerun_cmds = [
+            run_sweep(self, [
                 f"{common} --rw=write --output=fio_write.json",
                 f"if {common} --rw=read --direct=1 --output=fio_read.json 2> fio_read.err; then "
                 f"echo O_DIRECT > read_method.txt; else {drop} {data} > read_method.txt && "
                 f"{common} --rw=read --invalidate=0 --output=fio_read.json; fi",
-                f"rm -f {shlex.quote(target)}/yeebench-io.*"]
+                f"rm -f {shlex.quote(target)}/yeebench-io.*"])
         elif self.tool == "dd":
             path = shlex.quote(os.path.join(target, "yeebench-dd.bin"))
-            self.prerun_cmds = [
+            run_sweep(self, [
                 f"LC_ALL=C dd if=/dev/zero of={path} bs=1M count={self.size_mib} conv=fsync 2> dd_write.txt",
                 f"if LC_ALL=C dd if={path} of=/dev/null bs=1M iflag=direct 2> dd_read.txt; then "
                 f"echo O_DIRECT > read_method.txt; else {drop} {path} > read_method.txt && "
                 f"LC_ALL=C dd if={path} of=/dev/null bs=1M 2> dd_read.txt; fi",
-                f"rm -f {path}"]
+                f"rm -f {path}"])
         else:
             self._plan_solver_io(target)
 

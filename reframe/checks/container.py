@@ -14,9 +14,12 @@ The solver comparison also requires the image to compute the same checksum as th
             -S SolverRun.image=yeebench:latest -S NetpipeRun.image=yeebench:latest -r
     reframe ... -S platform=Apptainer -S image=$PWD/build/containers/yeebench.sif -r    # a SIF, hybrid
 
-Before a hybrid run the host's and the image's Open MPI must be of one major series (else the case fails
-naming both versions); an image file that is not a SIF fails naming the file.  Every case records the
-image it used: name, sha256 (SIF file, or Docker image id) and the sha256 of the spack.lock baked into it.
+Nothing about the image is asked on the launch host (a login node may have no Docker, Apptainer or
+MPI): the job's pre-run lines ask the node whether it has the image (else both legs skip with the
+reason), record its sha256 (SIF file, or Docker image id) and the sha256 of the spack.lock baked into
+it, and, before a hybrid run, the Open MPI version on the node and in the image, which must be of one
+major series (else the case fails naming both versions); see yeebench/image_probe.py.  An image file
+that is not a SIF fails at setup, naming the file.
 
 Run it with --exec-policy=serial: native and container runs must not overlap, or the ratios measure
 the overlap.
@@ -27,16 +30,15 @@ container platform; skips with the reason otherwise.
 import copy
 import os
 import shlex
-import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
-from reframe.core.exceptions import ReframeError
+from reframe.core.exceptions import ReframeError, SanityError
 
-from yeebench import apptainer, capabilities, launch
+from yeebench import apptainer, capabilities, image_probe, launch
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe
@@ -45,54 +47,9 @@ from yeebench.parsers import ParseError, jsonreport, netpipe
 HYBRID_PLATFORMS = ('Apptainer', 'Singularity', 'Sarus', 'Shifter')
 
 
-def image_available(platform, image):
-    '''Whether the platform can start `image` here (Docker: the daemon has it; others: a .sif file).'''
-    if platform == 'Docker':
-        try:
-            return subprocess.run(['docker', 'image', 'inspect', image], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, timeout=60).returncode == 0
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return os.path.isfile(image) or '://' in image
-
-
-def image_missing_reason(platform, image):
-    if platform == 'Docker':
-        return (f'image {image} is not available from the Docker daemon (DOCKER_HOST='
-                f'{os.environ.get("DOCKER_HOST", "default")}): build it with containers/build-image.sh')
-    return f'image {image} not found: build it (containers/README.md) and pass -S SolverRun.image=PATH'
-
-
 #: Settings of the image (containers/Dockerfile ENV), applied to the native leg as well: the Open MPI/UCX
 #: transport, and one OpenMP thread per rank (natively OpenMP would start one thread per core per rank).
 SAME_SETTINGS = {'OMPI_MCA_btl_vader_single_copy_mechanism': 'none', 'UCX_TLS': '^cma', 'OMP_NUM_THREADS': '1'}
-
-#: Where a Spack-built image keeps the lock file of the environment it was built from.
-IMAGE_SPACK_LOCK = '/opt/spack-environment/spack.lock'
-
-
-def image_provenance(platform, image):
-    '''{image, image_sha256, image_spack_lock_sha256} of the image a case runs.'''
-    facts = {'image': image, 'image_sha256': None, 'image_spack_lock_sha256': None}
-    if platform == 'Docker':
-        out = subprocess.run(['docker', 'image', 'inspect', '-f', '{{.Id}}', image], capture_output=True,
-                             text=True, timeout=60)
-        facts['image_sha256'] = out.stdout.strip().removeprefix('sha256:') or None
-        cat = ['docker', 'run', '--rm', '--network=none', '--entrypoint', 'cat', image, IMAGE_SPACK_LOCK]
-    elif os.path.isfile(image):
-        facts['image_sha256'] = apptainer.sha256(image)
-        cat = [apptainer.find() or 'apptainer', 'exec', *apptainer.exec_options(), image, 'cat', IMAGE_SPACK_LOCK]
-    else:
-        return facts
-    try:
-        lock = subprocess.run(cat, capture_output=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return facts
-    if lock.returncode == 0 and lock.stdout:
-        import hashlib
-        facts['image_spack_lock_sha256'] = hashlib.sha256(lock.stdout).hexdigest()
-    return facts
-
 
 class ContainerOrNativeRun(YeebenchCheck):
     '''Runs `command` (a benchmark with its options, `repeats` times) natively or in the image.'''
@@ -123,6 +80,9 @@ class ContainerOrNativeRun(YeebenchCheck):
     executable = 'true'
     time_limit = '5m'
 
+    #: Whether the partition's launcher starts one container per rank (set at setup).
+    hybrid = False
+
     def program(self):
         '''(path on the host, name inside the image, arguments) of the benchmark.'''
         raise NotImplementedError
@@ -138,12 +98,16 @@ class ContainerOrNativeRun(YeebenchCheck):
                      f'partition {self.current_partition.fullname} does not declare container platform {platform}')
         if self.platform:
             self.container_platform = platform
-        self.skip_if(not image_available(platform, self.image), image_missing_reason(platform, self.image))
+        # A SIF the launch host can read (a shared file system) is checked now, before any job.
         if platform in HYBRID_PLATFORMS and os.path.isfile(self.image):
             problem = apptainer.sif_problem(self.image)
             if problem:
                 raise ReframeError(f'container check, setup: {problem}')
-        self.observations.update(image_provenance(platform, self.image))
+        # Everything else about the image is asked on the node (image_probe): is it there, its id,
+        # its spack.lock, its MPI; judged from the job's files in judge_image.
+        self.hybrid = platform in HYBRID_PLATFORMS
+        self.prerun_cmds = list(self.prerun_cmds) + image_probe.commands(platform, self.image,
+                                                                         self.where == 'container', self.hybrid)
         host_path, image_name, args = self.program()
         bench = ' '.join(shlex.quote(a) for a in [host_path if self.where == 'native' else image_name, *args])
         # Both legs use the image's settings: CMA single copy (process_vm_readv) fails across container
@@ -153,7 +117,6 @@ class ContainerOrNativeRun(YeebenchCheck):
         if platform in HYBRID_PLATFORMS:
             # The partition's launcher starts the ranks, natively or each in `apptainer exec IMAGE bench`;
             # the earlier repeats run the same launcher line before it (hybrid_repeats).
-            self.hybrid = True
             self.num_tasks = self.ranks
             if self.ranks_per_node:
                 self.num_tasks_per_node = self.ranks_per_node
@@ -163,7 +126,6 @@ class ContainerOrNativeRun(YeebenchCheck):
             if self.where == 'native':
                 self.executable, self.executable_opts = host_path, list(args)
                 return
-            self.check_mpi_abi()
             self.container_platform.image = self.image
             self.container_platform.command = bench
             # Host paths the partition wants in every container (extras.container_binds: the PMIx
@@ -171,7 +133,6 @@ class ContainerOrNativeRun(YeebenchCheck):
             binds = [f'-B{path}' for path in self.current_partition.extras.get('container_binds', [])]
             self.container_platform.options = binds + (apptainer.exec_options() if platform == 'Apptainer' else [])
             return
-        self.hybrid = False
         # The same mpirun line natively and inside a Docker container (the image's own Open MPI).
         self.job.launcher = getlauncher('local')()
         mpirun = launch.container_mpirun(self.ranks)
@@ -200,14 +161,21 @@ class ContainerOrNativeRun(YeebenchCheck):
         line = f'{self.job.launcher.run_command(self.job)} {program}'
         self.prerun_cmds.append(f'for i in $(seq {self.repeats - 1}); do {line} || exit 1; done')
 
-    def check_mpi_abi(self):
-        '''Host launcher and image MPI must be one Open MPI major series; recorded, and fatal otherwise.'''
-        host, image = apptainer.mpi_version(), apptainer.mpi_version(self.image)
-        self.observations['host_mpi'] = '.'.join(map(str, host[1:])) if host else None
-        self.observations['image_mpi'] = '.'.join(map(str, image[1:])) if image else None
-        problem = apptainer.abi_problem(host, image)
+    @run_before('sanity')
+    def judge_image(self):
+        '''The node's answers: no image skips (both legs); the container leg records the image's
+        provenance, and a hybrid run with host and image MPI of different major series fails.'''
+        if self.is_dry_run():      # no job ran: nothing was asked
+            return
+        findings = image_probe.Findings(self.stagedir, self.image, self.hybrid and self.where == 'container')
+        missing = findings.missing_reason()
+        self.skip_if(missing, missing)
+        if self.where != 'container':
+            return
+        self.observations.update(findings.provenance())
+        problem = findings.abi_problem()
         if problem:
-            raise ReframeError(f'container check, MPI ABI check before the hybrid run of {self.image}: {problem}')
+            raise SanityError(problem)
 
     def output_text(self):
         with open(os.path.join(self.stagedir, str(self.stdout))) as out, \

@@ -4,14 +4,14 @@
   * `exec_options()`: as root, Apptainer asks for its default capability set; where the bounding set
     lacks some of them (containers without CAP_SYS_RESOURCE) `apptainer exec` fails with "Requesting
     capability set ...", so those are dropped with --drop-caps. Normal hosts get no option.
-  * `sif_problem()`, `sha256()`, `mpi_version()`: checks and provenance of an image file.
+  * `sif_problem()`, `sha256()`: checks and provenance of an image file; `parse_mpirun_version()` and
+    `abi_problem()`: the hybrid-run MPI rule, applied to what the job asked on the node (image_probe).
 """
 import glob
 import hashlib
 import os
 import re
 import shutil
-import subprocess
 from typing import List, Optional
 
 from yeebench import launch
@@ -105,15 +105,3 @@ def abi_problem(host: Optional[tuple], image: Optional[tuple]) -> Optional[str]:
         return (f'host Open MPI {".".join(map(str, host[1:]))} and image Open MPI '
                 f'{".".join(map(str, image[1:]))} are different major series')
     return None
-
-
-def mpi_version(image: Optional[str] = None, apptainer: Optional[str] = None) -> Optional[tuple]:
-    '''Open MPI version on the host (image None) or inside `image`.'''
-    cmd = list(launch.OPENMPI_VERSION_COMMAND)
-    if image:
-        cmd = [apptainer or find() or 'apptainer', 'exec', *exec_options(), image] + cmd
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return parse_mpirun_version(proc.stdout + proc.stderr)

@@ -26,6 +26,11 @@ from yeebench import capabilities, launch, references, selection, topology as to
 
 DIRECTIONS = ('higher', 'lower')
 
+#: Tag of a check whose program is compiled in its own job from the suite's sources, not taken
+#: from an installation: a check that reports where its programs came from (the Spack stage's
+#: origins fact) names such cases as not judged instead of failing them.
+BUILT_IN_JOB = 'built-in-job'
+
 
 class YeebenchCheck(rfm.RunOnlyRegressionTest):
     '''Base of yeebench checks: FOMs with units and directions, references from data files.'''

@@ -1,9 +1,10 @@
 """Fixtures that provide the suite's own binaries, resolved on the compute node.
 
-The fixture's build job (ReFrame's build system, run on a node of the partition: `build_locally`
-is off) links every program into `<stage>/bin/`, taking the first of: $YEEBENCH_PREFIX/bin, the
-node's PATH (a container puts them there), else a CMake build of the repository's source folder
-into the stage directory.  Nothing is looked up on the launch host, so a login node without the
+The fixture's build job (ReFrame's CMake build system, run on a node of the partition:
+`build_locally` is off) links every program into `<stage>/bin/`, taking the first of:
+$YEEBENCH_PREFIX/bin, the node's PATH (a container puts them there), else a CMake build of the
+repository's source folder into the stage directory (configured and built only when a program is
+missing: the pre-build lines end the script when all were found).  Nothing is looked up on the launch host, so a login node without the
 MPI stack or with another CPU gives the same answer as the nodes.  In the `spack` environment the
 binaries come from the activated Spack environment's view only, and the fixture fails with the
 reason when they are not there (a silent fallback would benchmark other binaries).
@@ -44,34 +45,60 @@ def backend_program(backend):
     return 'yee' if backend == 'cpu' else f'yee-{backend}'
 
 
-def find_or_build_commands(programs, source, cmake_options, jobs, optional=None):
-    '''Shell lines linking each of `programs` into bin/ (prefix, PATH, else one CMake build);
-    `optional` {program: (cmake options, tool the build needs)} are built only where the tool exists,
-    else the reason goes to missing-<program>.txt.'''
-    lines = ['mkdir -p bin', ': > origin.txt']
-    find = ('if [ -n "${{YEEBENCH_PREFIX:-}}" ] && [ -x "$YEEBENCH_PREFIX/bin/{p}" ]; then '
+#: The CMake build tree and install prefix of a fixture, in its stage directory.
+BUILD_DIR, INSTALL_DIR = 'build', 'install'
+
+
+def _found_line(program):
+    '''Links `program` into bin/ from $YEEBENCH_PREFIX/bin or the node's PATH, noting where from.'''
+    return ('if [ -n "${{YEEBENCH_PREFIX:-}}" ] && [ -x "$YEEBENCH_PREFIX/bin/{p}" ]; then '
             'ln -sf "$YEEBENCH_PREFIX/bin/{p}" bin/{p} && echo "{p} prefix-or-path $YEEBENCH_PREFIX/bin/{p}" >> origin.txt; '
             'elif command -v {p} > /dev/null; then '
-            'ln -sf "$(command -v {p})" bin/{p} && echo "{p} prefix-or-path $(command -v {p})" >> origin.txt; fi')
-    for p in list(programs) + list(optional or {}):
-        lines.append(find.format(p=p))
-    missing = ' || '.join(f'[ ! -e bin/{p} ]' for p in programs)
-    install = '"$PWD/install"'
-    configure = (f'cmake -S {shlex.quote(str(source))} -B build -DCMAKE_INSTALL_PREFIX={install} '
-                 + ' '.join(cmake_options))
-    link = '; '.join(f'ln -sf ../install/bin/{p} bin/{p}; echo "{p} cmake $PWD/install/bin/{p}" >> origin.txt'
-                     for p in programs)
-    lines.append(f'if {missing}; then {configure} && cmake --build build -j {jobs} && cmake --install build '
-                 f'&& {{ {link}; }}; fi')
+            'ln -sf "$(command -v {p})" bin/{p} && echo "{p} prefix-or-path $(command -v {p})" >> origin.txt; fi'
+            ).format(p=program)
+
+
+def _link_built(program):
+    return (f'ln -sf ../{INSTALL_DIR}/bin/{program} bin/{program} && '
+            f'echo "{program} cmake $PWD/{INSTALL_DIR}/bin/{program}" >> origin.txt')
+
+
+def _optional_lines(source, optional, jobs):
+    '''Each optional program: its own CMake configuration (other options, e.g. another solver backend),
+    built only where the tool it needs exists, else the reason goes to missing-<program>.txt.'''
+    lines = []
     for p, (options, tool) in (optional or {}).items():
         reason = f'{p}: not in $YEEBENCH_PREFIX/bin or on the node\'s PATH, and no {tool} to build it'
         lines.append(f'if [ ! -e bin/{p} ]; then if command -v {tool} > /dev/null; then '
-                     f'cmake -S {shlex.quote(str(source))} -B build-{p} -DCMAKE_INSTALL_PREFIX={install} '
-                     f'{" ".join(options)} && cmake --build build-{p} -j {jobs} && cmake --install build-{p} '
-                     f'&& ln -sf ../install/bin/{p} bin/{p} && echo "{p} cmake $PWD/install/bin/{p}" >> origin.txt '
+                     f'cmake -S {shlex.quote(str(source))} -B {BUILD_DIR}-{p} -DCMAKE_INSTALL_PREFIX="$PWD/{INSTALL_DIR}" '
+                     f'{" ".join(options)} && cmake --build {BUILD_DIR}-{p} -j {jobs} && cmake --install {BUILD_DIR}-{p} '
+                     f'&& {_link_built(p)} '
                      f'|| echo "{p}: the CMake build failed (see the fixture\'s output)" > missing-{p}.txt; '
                      f'else echo {shlex.quote(reason)} > missing-{p}.txt; fi; fi')
     return lines
+
+
+def setup_find_or_build(build_system, programs, source, cmake_options, jobs, optional=None):
+    '''Configure ReFrame's CMake build system `build_system` to link each of `programs` into bin/
+    from the prefix or the node's PATH, and to build the CMake project `source` only when one is
+    missing: the pre-build lines end the build script (status 0) when all were found, so the
+    configure and build lines ReFrame emits run only for a missing program; the post-build lines
+    install and link.  `optional` {program: (cmake options, tool the build needs)}: see
+    _optional_lines; they are looked for and built on both paths.  Returns (prebuild, postbuild).'''
+    build_system.configuredir = str(source)
+    build_system.builddir = BUILD_DIR
+    build_system.config_opts = [f'-DCMAKE_INSTALL_PREFIX="$PWD/{INSTALL_DIR}"', *cmake_options]
+    build_system.max_concurrency = jobs
+    # the compilers are the project's choice (CMakeLists finds MPI), not the environment's wrappers
+    build_system.flags_from_environ = False
+    optional_lines = _optional_lines(source, optional, jobs)
+    all_found = ' && '.join(f'[ -e bin/{p} ]' for p in programs)
+    prebuild = ['mkdir -p bin', ': > origin.txt',
+                *[_found_line(p) for p in list(programs) + list(optional or {})],
+                f'if {all_found}; then {"; ".join(optional_lines + ["exit 0"])}; fi']
+    postbuild = [f'cmake --install {BUILD_DIR} && {{ {"; ".join(_link_built(p) for p in programs)}; }}',
+                 *optional_lines]
+    return prebuild, postbuild
 
 
 class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
@@ -96,7 +123,7 @@ class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
     origin = variable(str, value='')
 
     sourcesdir = None
-    build_system = 'CustomBuild'
+    build_system = 'CMake'
     # the build job runs on a node of the partition: the launch host may lack compilers and MPI
     build_locally = False
 
@@ -111,10 +138,13 @@ class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
             return
         optional = self.optional_programs()
         self.paths = {p: os.path.join(self.stagedir, 'bin', p) for p in list(self.programs) + list(optional)}
-        self.build_system.commands = find_or_build_commands(
-            self.programs, REPO_ROOT / self.source_subdir, self.cmake_options, self.build_jobs, optional)
+        self.prebuild_cmds, self.postbuild_cmds = setup_find_or_build(
+            self.build_system, self.programs, REPO_ROOT / self.source_subdir, self.cmake_options,
+            self.build_jobs, optional)
 
     def take_from_spack(self):
+        # CustomBuild: nothing is built here, the job only reports (or refuses) the view's programs
+        self.build_system = 'CustomBuild'
         reason = spack_env.missing_reason(self.programs)
         if reason:
             # the build fails with the reason; the paths only name what would have been there

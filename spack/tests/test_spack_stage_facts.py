@@ -168,3 +168,30 @@ def test_spack_lock_is_in_the_provenance_only_of_runs_on_spack_binaries(tmp_path
     run_dir = ingest(tmp_path / 'report.json', tmp_path / 'results')
     lock = json.loads((Path(run_dir) / 'provenance.json').read_text())['environment_image']['spack_lock_sha256']
     assert lock == (hashlib.sha256((tmp_path / 'spack.lock').read_bytes()).hexdigest() if recorded else None)
+
+
+def test_a_case_whose_program_is_built_in_the_job_is_named_not_judged(tmp_path):
+    view = tmp_path / 'view'
+    report = fake_report(tmp_path, [('spack', f'{view}/bin/yee', [], 1.0, SOLVER_1CORE),
+                                    ('spack', './mcast', ['--count', '200'], 1.0, 'AcceptanceMulticast')])
+    with pytest.raises(FactError, match=r"AcceptanceMulticast in -p spack ran './mcast'"):
+        stage_facts.origins(report, view, tmp_path / 'install')        # untagged: a program from nowhere
+    doc = json.loads(report.read_text())
+    doc['runs'][0]['testcases'][1]['tags'] = ['acceptance', 'smoke', 'built-in-job']
+    report.write_text(json.dumps(doc))
+    line = stage_facts.origins(report, view, tmp_path / 'install')
+    assert line.startswith(f'programs: 1 -p spack cases from the view {view}')
+    assert line.endswith('; not judged, their program is built in the job (tag built-in-job): AcceptanceMulticast')
+
+
+def test_the_tag_is_the_check_librarys_and_the_stage_excludes_no_check_that_carries_it():
+    import ast
+    from yeebench.base import BUILT_IN_JOB
+    assert stage_facts.BUILT_IN_JOB == BUILT_IN_JOB
+    repo = Path(__file__).resolve().parents[2]
+    tagged = {node.name for path in (repo / 'reframe' / 'checks').glob('*.py')
+              for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ClassDef)
+              and any(isinstance(n, ast.Name) and n.id == 'BUILT_IN_JOB' for n in ast.walk(node))}
+    assert 'AcceptanceMulticast' in tagged, tagged
+    stage = (repo / 'spack' / 'stage.sh').read_text()
+    assert [name for name in tagged if f'-x {name}' in stage] == []

@@ -11,15 +11,19 @@ passes and skips, whose reason ReFrame itself does not record) and printed on
 ReFrame's output as `[acceptance] PASS <check>: <reason>`.
 """
 import os
+import shlex
 import sys
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, variable
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
 from reframe.core.logging import getlogger
 
 from yeebench import launch
+
+#: Where a probe's failed build leaves its compiler's messages (build_on_node_or_explain).
+BUILD_ERRORS = "probe-build.err"
 
 TOPOLOGY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "config", "topology")
 
@@ -74,6 +78,99 @@ class AcceptanceMixin(rfm.RegressionTestPlugin):
         word = "PASS" if ok else "FAIL"
         getlogger().info(f"[acceptance] {word} {self.display_name}: {reason}")
         return sn.assert_true(ok, msg=f"FAIL: {reason}")
+
+
+#: Written by a probe's build job when the node could not build it (the reason).
+PROBE_NOT_BUILT = "probe-not-built.txt"
+
+
+def _missing_tool_line(tool, marker, what, hint=""):
+    missing = f"{tool} not found on the node PATH{hint}: no compiler to build {what}"
+    return f"command -v {shlex.quote(tool)} > /dev/null || {{ echo {shlex.quote(missing)} > {marker}; exit 0; }}"
+
+
+def probe_build_lines(tool, program, build_stderr):
+    """(pre-build, post-build) lines around ReFrame's compile line of a probe: no `tool` on the node
+    or a compile that left no `program` writes the reason to PROBE_NOT_BUILT, and the build job ends
+    normally.  ReFrame's build script ends at the first failing command (an ERR trap); a probe the
+    node cannot build is an answer here, so the trap is lifted."""
+    what = f"the {program} probe"
+    prebuild = ["trap - ERR", _missing_tool_line(tool, PROBE_NOT_BUILT, what)]
+    # the compiler's messages are on the build job's stderr
+    postbuild = [f"[ -x {program} ] || echo \"{tool} could not build {what}: $(tail -n 1 {build_stderr})\" "
+                 f"> {PROBE_NOT_BUILT}"]
+    return prebuild, postbuild
+
+
+class ProbeBuild(rfm.CompileOnlyRegressionTest):
+    """One probe built on a node of the partition (`build_locally` off) with
+    ReFrame's SingleSource build system.  A node that cannot build it (no compiler on its PATH, or
+    Debian's mpicc wrapper without gcc behind it) still ends the build job normally, with the reason
+    in PROBE_NOT_BUILT: the check using the fixture then says NOT MEASURED with that reason instead
+    of failing.  Subclasses, defined beside their check, set `sourcesdir` (resolved against their
+    file's folder, wherever the checks are installed), `source` and `program`, and give the compiler
+    (`compiler()`)."""
+
+    source = variable(str)
+    program = variable(str)
+    cflags = variable(typ.List[str], value=["-O2"])
+
+    build_system = "SingleSource"
+    build_locally = False
+
+    def compiler(self):
+        raise NotImplementedError
+
+    @run_before("compile")
+    def build_or_explain(self):
+        tool = self.compiler()
+        self.build_system.srcfile = self.source
+        self.build_system.executable = self.program
+        self.build_system.cc = tool
+        self.build_system.cflags = list(self.cflags)
+        self.prebuild_cmds, self.postbuild_cmds = probe_build_lines(tool, self.program, self.build_job.stderr)
+
+    @property
+    def path(self):
+        return os.path.join(self.stagedir, self.program)
+
+    def not_built(self):
+        """Why the node could not build the probe, or None (built; the sanity function vouches)."""
+        return last_line(self, PROBE_NOT_BUILT) or None
+
+    @sanity_function
+    def built_or_explained(self):
+        # either outcome is an answer for the check; only a build job that said nothing is wrong
+        return sn.assert_true(os.access(self.path, os.X_OK) or
+                              os.path.exists(os.path.join(self.stagedir, PROBE_NOT_BUILT)),
+                              f"{self.program}: neither built nor a reason why not")
+
+
+def build_on_node_or_explain(tool, build_command, marker, what, missing_hint="", failed_build_measures=False):
+    """Pre-run lines building a probe on the node with `tool`.  Where the node has no `tool` on its
+    PATH (a runtime-only node or image) the reason goes to `marker` and the job ends (status 0)
+    before launching a probe it never built, so the check reads the marker and says NOT MEASURED.
+    A `tool` that fails says the same (Debian's mpicc wrapper without gcc behind it) unless
+    `failed_build_measures`: then the build's own error is the check's failure."""
+    lines = [_missing_tool_line(tool, marker, what, missing_hint)]
+    if failed_build_measures:
+        return lines + [build_command]
+    return lines + [f"{build_command} 2> {BUILD_ERRORS} || {{ echo \"{tool} could not build {what}: "
+                    f"$(tail -n 1 {BUILD_ERRORS})\" > {marker}; exit 0; }}"]
+
+
+#: The script of a check whose job is a series of runs (a sweep), kept with its results.
+SWEEP_SCRIPT = "sweep.sh"
+
+
+def run_sweep(test, lines):
+    """Make `lines` (one run each, in order) the job's program: written to SWEEP_SCRIPT in the stage
+    directory, run as `bash sweep.sh` by the job and kept with the results (the suite's sweeps run
+    the same way, yeebench.sweep_check)."""
+    with open(os.path.join(test.stagedir, SWEEP_SCRIPT), "w") as fh:
+        fh.write("".join(f"{line}\n" for line in lines))
+    test.executable, test.executable_opts = "bash", [SWEEP_SCRIPT]
+    test.keep_files = list(test.keep_files) + [SWEEP_SCRIPT]
 
 
 def python_command(module):

@@ -157,8 +157,8 @@ def test_multicast_without_an_mpi_compiler_on_the_node_is_not_measured_with_the_
                       '-S', 'mpicc=no-such-mpicc', '-r', tmp_path=tmp_path)
     text = out.stdout + out.stderr
     assert 'NOT MEASURED AcceptanceMulticast: no-such-mpicc not found on the node PATH' in text, text
-    (script,) = list(Path(tmp_path).glob('**/stage/**/AcceptanceMulticast*/rfm_job.sh')) or \
-        list(Path(tmp_path).glob('**/output/**/AcceptanceMulticast*/rfm_job.sh'))
+    (script,) = list(Path(tmp_path).glob('**/stage/**/McastProbe*/rfm_build.sh')) or \
+        list(Path(tmp_path).glob('**/output/**/McastProbe*/rfm_build.sh'))
     assert subprocess.run(['bash', '-n', str(script)]).returncode == 0
 
 
