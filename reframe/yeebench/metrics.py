@@ -23,11 +23,16 @@ WITHIN_MEMORY_PEAK = "within-measured-memory-peak"  # no memory bandwidth above 
 REPEATS_AGREE = "repeats-agree"                   # repeats of one figure within a factor of 2 of each other
 WITHIN_LINK_RATE = "within-link-rate"             # no inter-node bandwidth above the link's nominal rate
 
-Figure = namedtuple("Figure", "pattern direction unit rules meaning")
+# gated=False: a diagnostic derived from gated figures (a ratio of two of them, a phase's share of the
+# time); compared and shown, but its change reads "changed", never "regressed": whatever regresses it
+# regresses the figures it is derived from, which the gate judges, and its own change is theirs amplified.
+Figure = namedtuple("Figure", "pattern direction unit rules meaning gated", defaults=(True,))
 # First matching pattern wins; the last entry applies to every figure.
 FIGURES = (
     Figure("parallel_efficiency", HIGHER, "%", (AT_MOST_100_PERCENT, REPEATS_AGREE),
-           "speed-up / cores against a 1-core run in the same job"),
+           "speed-up / cores against a 1-core run in the same job", gated=False),
+    Figure("halo_share", LOWER, "%", (REPEATS_AGREE,),
+           "share of the solver's loop time spent in the halo exchange", gated=False),
     Figure("efficiency_*B", HIGHER, "%", (WITHIN_MODEL_BOUND, REPEATS_AGREE),
            "alpha-beta lower bound / measured collective latency"),
     Figure("triad_bw", HIGHER, "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),

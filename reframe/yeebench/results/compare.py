@@ -181,8 +181,17 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
             band = (history or {}).get(row_key(c_rows[0])) if not ignore else None
             entry.update(compare_values([r["value"] for r in b_rows], [r["value"] for r in c_rows],
                                         direction, threshold, alpha, z, statistic, history_band=band))
-        results.append(entry)
+        results.append(_diagnostic_not_gated(entry))
     return results
+
+
+def _diagnostic_not_gated(entry):
+    """A diagnostic figure (metrics.FIGURES gated=False) that moved beyond the noise reads 'changed'."""
+    if not metrics.figure(entry["metric"]).gated:
+        entry["gated"] = False
+        if entry.get("verdict") in ("regressed", "improved"):
+            entry["verdict"] = "changed"
+    return entry
 
 
 def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRESHOLD, z=DEFAULT_Z,
@@ -225,7 +234,7 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
             entry["change"] = change
             beyond = abs(change) > threshold and (noise is None or abs(change) > noise)
             entry["verdict"] = "changed" if beyond else "unchanged"
-        results.append(entry)
+        results.append(_diagnostic_not_gated(entry))
     return results
 
 

@@ -274,3 +274,24 @@ def test_statistic_option(tmp_path):
     assert run_cli("results", "compare", "--baseline", base, "--candidate", cand).returncode == 0
     median = run_cli("results", "compare", "--baseline", base, "--candidate", cand, "--statistic", "median")
     assert median.returncode == 1 and "statistic median" in median.stdout
+
+
+def test_a_diagnostic_figure_changes_but_never_fails_the_gate(tmp_path):
+    # measured: the 2-rank smoke solver's halo share moved 13 % -> 19 % between two runs of unchanged
+    # code while its Mcells/s moved 5 %; efficiency and halo share only restate the throughput figures
+    directions = {"mcells_per_s": "higher", "parallel_efficiency": "higher", "halo_share": "lower"}
+    units = {"mcells_per_s": "Mcells/s", "parallel_efficiency": "%", "halo_share": "%"}
+    base = synthetic_run(tmp_path, "a", {"mcells_per_s": [1650, 1640, 1660], "parallel_efficiency": [88, 89, 87],
+                                         "halo_share": [13.5, 13.0, 14.0]}, directions=directions, units=units)
+    shifted = synthetic_run(tmp_path, "b", {"mcells_per_s": [1645, 1650, 1655], "parallel_efficiency": [66, 65, 67],
+                                            "halo_share": [19.0, 19.5, 18.8]}, directions=directions, units=units)
+    proc = run_cli("results", "compare", "--baseline", base, "--candidate", shifted, "--no-history",
+                   "--format", "json")
+    assert proc.returncode == 0, proc.stdout
+    verdicts = {r["metric"]: (r["verdict"], r.get("gated", True)) for r in json.loads(proc.stdout)["results"]}
+    assert verdicts == {"mcells_per_s": ("unchanged", True), "parallel_efficiency": ("changed", False),
+                        "halo_share": ("changed", False)}
+    slower = synthetic_run(tmp_path, "c", {"mcells_per_s": [1300, 1310, 1290], "parallel_efficiency": [88, 89, 87],
+                                           "halo_share": [13.5, 13.0, 14.0]}, directions=directions, units=units)
+    proc = run_cli("results", "compare", "--baseline", base, "--candidate", slower, "--no-history")
+    assert proc.returncode == 1 and "regressed" in proc.stdout
