@@ -104,9 +104,7 @@ def main():
                 runs[kind] = make_run(prefix, results, out / "rfm", args.run_args, args.venv)
             code_ab, same = compare(args.venv, runs["A"], runs["B"], out / "results")
             code_as, slowed = compare(args.venv, runs["A"], runs["S"], out / "results")
-            false_alarm = any(r["verdict"] == "regressed" for r in same["results"])
-            solver = [r for r in slowed["results"] if r["metric"] == SOLVER_METRIC]
-            caught = [r for r in solver if r["verdict"] == "regressed"]
+            false_alarm, solver, caught = score(same, slowed)
             alarms += false_alarm
             detected += bool(solver) and len(caught) == len(solver)
             figures_slowed += len(solver)
@@ -124,6 +122,13 @@ def main():
                       "detected": detected, "detection_rate": detected / compares,
                       "solver_figures_caught": f"{figures_caught}/{figures_slowed}",
                       "load_end": os.getloadavg(), "selection": ["-t", "smoke", *args.run_args]}))
+
+
+def score(same, slowed):
+    """(any figure of A vs B regressed, the solver figures of A vs S, those of them regressed)."""
+    false_alarm = any(r["verdict"] == "regressed" for r in same["results"])
+    solver = [r for r in slowed["results"] if r["metric"] == SOLVER_METRIC]
+    return false_alarm, solver, [r for r in solver if r["verdict"] == "regressed"]
 
 
 def _noise(result):
@@ -145,9 +150,7 @@ def rescore(out, venv, extra):
         finally:
             for p in hidden:
                 p.with_name("." + p.name + ".later").rename(p)
-        false_alarm = any(r["verdict"] == "regressed" for r in same["results"])
-        solver = [r for r in slowed["results"] if r["metric"] == SOLVER_METRIC]
-        caught = [r for r in solver if r["verdict"] == "regressed"]
+        false_alarm, solver, caught = score(same, slowed)
         alarms += false_alarm
         detected += bool(solver) and len(caught) == len(solver)
         flagged = ", ".join(f"{r['check']} {r['metric']} {r['change']:+.0%} (noise {_noise(r)})"

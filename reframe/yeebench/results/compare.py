@@ -202,7 +202,7 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
     is the median of the runs' statistics, the noise their run-to-run spread; with fewer than
     min_runs recorded runs the noise is unknown.
     """
-    from yeebench.results.history import MIN_HISTORY_RUNS, centre_band, undisturbed_logs
+    from yeebench.results.history import MIN_HISTORY_RUNS, centre_band
     min_runs = MIN_HISTORY_RUNS if min_runs is None else min_runs
     results = []
     for key, c_rows in group_rows(candidate_rows).items():
@@ -221,7 +221,7 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
             results.append(entry)
             continue
         base_value = stats.median(past)
-        noise = centre_band(past) if len(undisturbed_logs(past)) >= min_runs else None
+        noise = centre_band(past, min_runs=min_runs)
         entry.update({"baseline_value": base_value, "baseline_median": base_value, "noise": noise,
                       "noise_source": "history" if noise is not None else "unknown",
                       "baseline_rel_spread": stats.robust_relative_sigma(past) if len(past) >= min_runs else None})

@@ -56,23 +56,24 @@ def undisturbed_logs(values):
     return logs[np.abs(logs - centre) <= DISTURBED_SIGMAS * sigma]
 
 
-def pair_band(values, quantile=BAND_QUANTILE):
+def pair_band(values, quantile=BAND_QUANTILE, min_runs=2):
     """The relative change between two runs of unchanged code that only `1 - quantile` of pairs exceed:
-    the empirical quantile of |log(a / b)| over every pair of undisturbed recorded runs, as a fraction.
-    Timings on a shared machine have heavy tails, which a normal model from the MAD underrates."""
+    the empirical quantile of |log(a / b)| over every pair of undisturbed recorded runs, as a fraction;
+    None with fewer than `min_runs` of them. Timings on a shared machine have heavy tails, which a
+    normal model from the MAD underrates."""
     import numpy as np
     logs = undisturbed_logs(values)
-    if len(logs) < 2:
+    if len(logs) < max(min_runs, 2):
         return None
     diffs = np.abs(logs[:, None] - logs[None, :])[np.triu_indices(len(logs), k=1)]
     return float(np.expm1(np.quantile(diffs, quantile)))
 
 
-def centre_band(values, quantile=BAND_QUANTILE):
+def centre_band(values, quantile=BAND_QUANTILE, min_runs=2):
     """Like pair_band, for one new run against the median of the recorded ones."""
     import numpy as np
     logs = undisturbed_logs(values)
-    if len(logs) < 2:
+    if len(logs) < max(min_runs, 2):
         return None
     return float(np.expm1(np.quantile(np.abs(logs - np.median(logs)), quantile)))
 
@@ -195,9 +196,9 @@ class History:
 
     def noise(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS):
         """{row_key: noise band} for figures with at least MIN_HISTORY_RUNS runs (see pair_band)."""
-        return {key: pair_band(values)
-                for key, values in self.values(systems, exclude_run_ids, statistic, last).items()
-                if len(undisturbed_logs(values)) >= MIN_HISTORY_RUNS}
+        bands = {key: pair_band(values, min_runs=MIN_HISTORY_RUNS)
+                 for key, values in self.values(systems, exclude_run_ids, statistic, last).items()}
+        return {key: band for key, band in bands.items() if band is not None}
 
     def close(self):
         self.db.close()
