@@ -11,6 +11,8 @@ DEFAULT settings and that results tree as its history:
   false alarm: `compare --baseline A --candidate B` calls any figure 'regressed'
   detection:   `compare --baseline A --candidate S` calls the solver's mcells_per_s 'regressed'
                (every mcells_per_s figure of the selection; counted per compare and per figure)
+  gate caught: that compare exits 1 with at least one mcells_per_s 'regressed' (the gate fails, for
+               the right reason)
 
     .venv/bin/python results/gate/readme_benchmark.py --trials 20 --out build/gate-readme
 
@@ -93,7 +95,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     slow = slow_prefix(args.prefix.resolve(), out, args.slowdown)
     rng = random.Random(2026)
-    alarms = detected = figures_slowed = figures_caught = compares = 0
+    alarms = detected = gate_caught = figures_slowed = figures_caught = compares = 0
     with open(out / "trials.jsonl", "a") as log:
         for trial in range(args.trials):
             order = ["A", "B", "S"]
@@ -107,10 +109,12 @@ def main():
             false_alarm, solver, caught = score(same, slowed)
             alarms += false_alarm
             detected += bool(solver) and len(caught) == len(solver)
+            gate_caught += code_as == 1 and bool(caught)
             figures_slowed += len(solver)
             figures_caught += len(caught)
             compares += 1
             record = {"trial": trial, "order": order, "runs": {k: str(v) for k, v in runs.items()}, "load": os.getloadavg(), "exit_same": code_ab,
+                      "exit_slowed": code_as,
                       "false_alarm": false_alarm, "same_summary": same["summary"],
                       "solver_verdicts": [(r["parameters"], r["verdict"], r["change"], r["noise"]) for r in solver],
                       "history_runs": same["settings"].get("history_runs")}
@@ -120,6 +124,7 @@ def main():
                   f"{len(caught)}/{len(solver)} regressed, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
     print(json.dumps({"trials": compares, "false_alarms": alarms, "false_alarm_rate": alarms / compares,
                       "detected": detected, "detection_rate": detected / compares,
+                      "gate_caught": gate_caught, "gate_caught_rate": gate_caught / compares,
                       "solver_figures_caught": f"{figures_caught}/{figures_slowed}",
                       "load_end": os.getloadavg(), "selection": ["-t", "smoke", *args.run_args]}))
 
@@ -131,6 +136,10 @@ def score(same, slowed):
     return false_alarm, solver, [r for r in solver if r["verdict"] == "regressed"]
 
 
+def _verdict(result):
+    return result["verdict"] + (f" ({result['reason']})" if result.get("reason") else "")
+
+
 def _noise(result):
     return "unknown" if result["noise"] is None else f"{result['noise']:.0%}"
 
@@ -138,7 +147,7 @@ def _noise(result):
 def rescore(out, venv, extra):
     """The recorded trials compared again (history: the unchanged runs recorded before each trial's B)."""
     trials = [json.loads(line) for line in open(out / "trials.jsonl")]
-    alarms = detected = 0
+    alarms = detected = gate_caught = 0
     for t in trials:
         runs = {k: Path(v) for k, v in t["runs"].items()}
         hidden = sorted(p for p in (out / "results" / "local").iterdir() if p.name > max(runs["A"].name, runs["B"].name))
@@ -146,19 +155,21 @@ def rescore(out, venv, extra):
             p.rename(p.with_name("." + p.name + ".later"))
         try:
             _, same = compare(venv, runs["A"], runs["B"], out / "results", extra)
-            _, slowed = compare(venv, runs["A"], runs["S"], out / "results", extra)
+            code_as, slowed = compare(venv, runs["A"], runs["S"], out / "results", extra)
         finally:
             for p in hidden:
                 p.with_name("." + p.name + ".later").rename(p)
         false_alarm, solver, caught = score(same, slowed)
         alarms += false_alarm
         detected += bool(solver) and len(caught) == len(solver)
+        gate_caught += code_as == 1 and bool(caught)
         flagged = ", ".join(f"{r['check']} {r['metric']} {r['change']:+.0%} (noise {_noise(r)})"
                             for r in same["results"] if r["verdict"] == "regressed")
+        verdicts = ", ".join(f"{_verdict(r)} {r['change']:+.0%} (noise {_noise(r)})" for r in solver)
         print(f"trial {t['trial'] + 1}: false alarm {false_alarm}{': ' + flagged if flagged else ''}; solver "
-              f"{len(caught)}/{len(solver)} regressed (noise {', '.join(_noise(r) for r in solver)})",
-              file=sys.stderr)
-    print(json.dumps({"rescored_with": extra, "trials": len(trials), "false_alarms": alarms, "detected": detected}))
+              f"{len(caught)}/{len(solver)} regressed: {verdicts}", file=sys.stderr)
+    print(json.dumps({"rescored_with": extra, "trials": len(trials), "false_alarms": alarms, "detected": detected,
+                      "gate_caught": gate_caught}))
 
 
 if __name__ == "__main__":

@@ -164,6 +164,10 @@ def cmd_compare(args):
     lost = sum(1 for r in results if r["verdict"] == "missing" and r.get("missing_in") == "candidate")
     if args.output or args.format != "table":
         print(f"compare: {formats.summary_line(counts)}", file=sys.stderr)
+    disturbed = sum(1 for r in results if "repeats disagree" in (r.get("reason") or ""))
+    if disturbed:
+        print(f"compare: {disturbed} figure(s) not judged: a run's repeats disagree (the machine was busy or "
+              f"slowed down during it); rerun that side", file=sys.stderr)
     if lost and not args.allow_missing:
         print(f"compare: {lost} figure(s) of the baseline have no counterpart in the candidate "
               f"(--allow-missing to accept)", file=sys.stderr)
@@ -237,7 +241,8 @@ def register(subparsers):
                                    "its direction, the best (or median) of its repeats, their MAD spread, a "
                                    "one-sided Mann-Whitney test (>= 3 repeats each) and the run-to-run noise "
                                    "of the recorded history. 'insufficient' (never a failure): too few repeats "
-                                   "and too little history to tell a change from noise. Exit 1 when anything "
+                                   "and too little history to tell a change from noise, or the slower side's best "
+                                   "repeat not matched by its other repeats (a disturbed run: rerun). Exit 1 when anything "
                                    "regressed beyond the threshold and the noise, or a baseline figure has no "
                                    "counterpart; 2 on bad input.")
     p.add_argument("--baseline", nargs="+", required=True, metavar="RUN_OR_DIR",

@@ -42,7 +42,7 @@ def _noise(result):
 
 def verdict_text(result):
     if result["verdict"] == "insufficient":
-        return "insufficient data"
+        return "insufficient data" + (f" ({result['reason']})" if result.get("reason") else "")
     if result.get("missing_in"):
         return f"missing (not in {result['missing_in']})"
     return result["verdict"]

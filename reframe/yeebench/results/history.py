@@ -19,7 +19,7 @@ from yeebench.results import stats, store
 from yeebench.results.errors import ResultsError
 
 CACHE_NAME = ".history.sqlite"
-CACHE_LAYOUT = 1
+CACHE_LAYOUT = 2
 MIN_HISTORY_RUNS = 5       # fewer recorded runs of a figure: its run-to-run noise is unknown
 DEFAULT_HISTORY_RUNS = 20  # the newest runs that make up the history
 
@@ -29,7 +29,8 @@ CREATE TABLE runs (id INTEGER PRIMARY KEY, path TEXT UNIQUE, signature TEXT, run
                    system TEXT, started TEXT, suite_version TEXT);
 CREATE TABLE figures (run INTEGER REFERENCES runs(id) ON DELETE CASCADE, system TEXT, partition TEXT,
                       environ TEXT, check_name TEXT, parameters TEXT, metric TEXT, unit TEXT,
-                      direction TEXT, n INTEGER, best REAL, median REAL);
+                      direction TEXT, n INTEGER, best REAL, median REAL,
+                      corroborated INTEGER);
 CREATE INDEX figures_by_system ON figures(system, run);
 """
 
@@ -90,14 +91,21 @@ def _signature(run_dir):
 
 
 def _run_figures(run):
-    """(key, unit, direction, n, best, median) per figure of one run."""
-    from yeebench.results.compare import group_rows, location
+    """(key, unit, direction, n, best, median, corroborated) per figure of one run.
+
+    corroborated: whether the best repeat shows in the others too (compare.corroborated, within the
+    default threshold); a run whose best is not was disturbed as a whole and stays out of the history
+    of the best: measured, seven such runs among twenty widened a 2-rank band from 9 % to 36 %."""
+    from yeebench.results.compare import DEFAULT_THRESHOLD, corroborated, group_rows, location
     out = []
     for key, rows in group_rows(run.rows).items():
         values = [r["value"] for r in rows]
         direction = rows[0]["direction"]
-        best = location(values, direction, "best") if direction in (metrics.HIGHER, metrics.LOWER) else None
-        out.append((key, rows[0]["unit"], direction, len(values), best, stats.median(values)))
+        best = agreed = None
+        if direction in (metrics.HIGHER, metrics.LOWER):
+            best = location(values, direction, "best")
+            agreed = int(corroborated(values, direction, DEFAULT_THRESHOLD))
+        out.append((key, rows[0]["unit"], direction, len(values), best, stats.median(values), agreed))
     return out
 
 
@@ -169,9 +177,9 @@ class History:
                               (path, signature, run.run_id, prov.get("system") or run.rows[0]["system"],
                                started or "", prov.get("suite_version")))
         self.db.executemany(
-            "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(cur.lastrowid, *key[:5], key[5], unit, direction, n, best, med)
-             for key, unit, direction, n, best, med in _run_figures(run)])
+            "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cur.lastrowid, *key[:5], key[5], unit, direction, n, best, med, agreed)
+             for key, unit, direction, n, best, med, agreed in _run_figures(run)])
 
     def run_count(self):
         return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
@@ -179,6 +187,7 @@ class History:
     def values(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS):
         """{row_key: [the statistic of each of the newest `last` runs holding the figure]}."""
         column = "best" if statistic == "best" else "median"
+        agreed = "AND COALESCE(f.corroborated, 1) = 1 " if statistic == "best" else ""
         exclude = list(exclude_run_ids)
         out = defaultdict(list)
         # newest `last` runs per figure, ranked inside SQLite (a window function) rather than in Python
@@ -187,7 +196,7 @@ class History:
                  f"COALESCE(f.{column}, f.median) AS value, ROW_NUMBER() OVER (PARTITION BY f.partition, "
                  f"f.environ, f.check_name, f.parameters, f.metric ORDER BY r.started DESC, r.run_id DESC) AS age "
                  f"FROM figures f JOIN runs r ON r.id = f.run "
-                 f"WHERE f.system = ? AND r.run_id NOT IN ({','.join('?' * len(exclude))})) "
+                 f"WHERE f.system = ? {agreed}AND r.run_id NOT IN ({','.join('?' * len(exclude))})) "
                  f"WHERE age <= ? ORDER BY age")
         for system in systems:
             for *key, value in self.db.execute(query, [system, *exclude, last]):

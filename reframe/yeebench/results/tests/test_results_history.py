@@ -79,6 +79,18 @@ def test_a_disturbed_run_in_the_history_does_not_widen_the_noise_band(tmp_path):
     assert band < 0.15
 
 
+def test_a_run_whose_best_its_repeats_do_not_repeat_stays_out_of_the_history_of_the_best(tmp_path):
+    for i in range(history.MIN_HISTORY_RUNS):
+        synthetic_run(tmp_path, f"h{i:02d}", {"t": [1.0 + i / 100, 1.01 + i / 100, 1.02 + i / 100]})
+    # the whole run slowed by the host: its best is an event, not the figure's noise
+    synthetic_run(tmp_path, "zz-disturbed", {"t": [1.25, 1.6, 1.9, 1.26]})
+    hist = history.open_history(tmp_path / "results")
+    (best,) = hist.values(["synth"]).values()
+    (median,) = hist.values(["synth"], statistic="median").values()
+    assert 1.25 not in best and len(best) == history.MIN_HISTORY_RUNS
+    assert len(median) == history.MIN_HISTORY_RUNS + 1
+
+
 def test_history_lets_single_runs_be_judged(tmp_path):
     _history_runs(tmp_path, 8)
     results = tmp_path / "results"
