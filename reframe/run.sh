@@ -5,6 +5,11 @@
 #              YEEBENCH_RFM_DIR (build/reframe: stage, output, perflogs, reports), RESULTS_DIR (results),
 #              RUN_SELECTION (default '-t smoke'; e.g. '-t full' or '-t smoke -t network').
 set -uo pipefail
+# The checks' build jobs run in their stage directories: relative paths are the caller's, made absolute
+# before leaving its folder (a relative PREFIX would name nothing there, and yee would be rebuilt each run).
+for var in PREFIX YEEBENCH_RFM_DIR RESULTS_DIR; do
+    [ -n "${!var:-}" ] && printf -v "$var" '%s' "$(realpath -m -- "${!var}")"
+done
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 PREFIX=${PREFIX:-$PWD/build/install}

@@ -93,7 +93,8 @@ def main():
     if not args.keep:
         shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    slow = slow_prefix(args.prefix.resolve(), out, args.slowdown)
+    prefix = args.prefix.resolve()
+    slow = slow_prefix(prefix, out, args.slowdown)
     rng = random.Random(2026)
     alarms = detected = gate_caught = figures_slowed = figures_caught = compares = 0
     with open(out / "trials.jsonl", "a") as log:
@@ -102,8 +103,8 @@ def main():
             rng.shuffle(order)
             runs = {}
             for kind in order:
-                prefix, results = (slow, out / "results-slowed") if kind == "S" else (args.prefix, out / "results")
-                runs[kind] = make_run(prefix, results, out / "rfm", args.run_args, args.venv)
+                prefix_of_run, results = (slow, out / "results-slowed") if kind == "S" else (prefix, out / "results")
+                runs[kind] = make_run(prefix_of_run, results, out / "rfm", args.run_args, args.venv)
             code_ab, same = compare(args.venv, runs["A"], runs["B"], out / "results")
             code_as, slowed = compare(args.venv, runs["A"], runs["S"], out / "results")
             false_alarm, solver, caught = score(same, slowed)

@@ -14,7 +14,7 @@ RUN_SH = REPO / "reframe" / "run.sh"
 def _fake_venv(tmp_path, writes_report):
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
-    body = ('for a in "$@"; do [ "$prev" = --report-file ] && cp "$REPORT_SRC" "$a"; prev=$a; done\n'
+    body = '[ -n "${PREFIX_SEEN:-}" ] && echo "$YEEBENCH_PREFIX" > "$PREFIX_SEEN"\n' + ('for a in "$@"; do [ "$prev" = --report-file ] && cp "$REPORT_SRC" "$a"; prev=$a; done\n'
             if writes_report else "") + "exit 0\n"
     reframe = venv / "bin" / "reframe"
     reframe.write_text("#!/bin/sh\n" + body)
@@ -54,3 +54,12 @@ def test_every_printed_path_exists(tmp_path):
     assert paths and all(p.exists() for p in paths), paths
     # the run's plausibility warnings reach the ReFrame log (the fixture's pt2pt repeats swing x20)
     assert "warning: ingest: plausibility warning: FixturePt2pt" in log.read_text()
+
+
+def test_a_relative_prefix_is_the_callers_folder(tmp_path):
+    # the checks' build jobs look for $YEEBENCH_PREFIX/bin/yee from their stage directories
+    env = dict(os.environ, VENV=str(_fake_venv(tmp_path, False)), YEEBENCH_RFM_DIR="rfm", RESULTS_DIR="results",
+               PREFIX="prefix", PREFIX_SEEN=str(tmp_path / "seen"))
+    subprocess.run(["bash", str(RUN_SH)], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert (tmp_path / "seen").read_text().strip() == str(tmp_path / "prefix")
+    assert (tmp_path / "rfm" / "reports").is_dir() and not (REPO / "rfm").exists()
