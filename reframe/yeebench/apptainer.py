@@ -4,11 +4,11 @@
   * `exec_options()`: as root, Apptainer asks for its default capability set; where the bounding set
     lacks some of them (containers without CAP_SYS_RESOURCE) `apptainer exec` fails with "Requesting
     capability set ...", so those are dropped with --drop-caps. Normal hosts get no option.
-  * `sif_problem()`, `sha256()`: checks and provenance of an image file; `parse_mpirun_version()` and
-    `abi_problem()`: the hybrid-run MPI rule, applied to what the job asked on the node (image_probe).
+  * `sif_problem()`: is a file an image at all (its digest is taken on the node, by image_probe).
+  * `parse_mpirun_version()` and `abi_problem()`: the hybrid-run MPI rule, applied to what the job asked
+    on the node (image_probe).
 """
 import glob
-import hashlib
 import os
 import re
 import shutil
@@ -74,14 +74,6 @@ def sif_problem(path: str) -> Optional[str]:
     if head[SIF_MAGIC_OFFSET:] != SIF_MAGIC:
         return f'{path}: not a SIF image (no SIF magic at byte {SIF_MAGIC_OFFSET})'
     return None
-
-
-def sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for block in iter(lambda: f.read(1 << 20), b''):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 _OMPI_VERSION = re.compile(r'\(Open MPI\)\s+(\d+)\.(\d+)(?:\.(\d+))?')

@@ -89,6 +89,11 @@ def _missing_tool_line(tool, marker, what, hint=""):
     return f"command -v {shlex.quote(tool)} > /dev/null || {{ echo {shlex.quote(missing)} > {marker}; exit 0; }}"
 
 
+def _could_not_build(tool, what, errors):
+    """The echo saying that `tool` built nothing, with the last line of its `errors` file."""
+    return f"echo \"{tool} could not build {what}: $(tail -n 1 {errors})\""
+
+
 def probe_build_lines(tool, program, build_stderr):
     """(pre-build, post-build) lines around ReFrame's compile line of a probe: no `tool` on the node
     or a compile that left no `program` writes the reason to PROBE_NOT_BUILT, and the build job ends
@@ -97,8 +102,7 @@ def probe_build_lines(tool, program, build_stderr):
     what = f"the {program} probe"
     prebuild = ["trap - ERR", _missing_tool_line(tool, PROBE_NOT_BUILT, what)]
     # the compiler's messages are on the build job's stderr
-    postbuild = [f"[ -x {program} ] || echo \"{tool} could not build {what}: $(tail -n 1 {build_stderr})\" "
-                 f"> {PROBE_NOT_BUILT}"]
+    postbuild = [f"[ -x {program} ] || {_could_not_build(tool, what, build_stderr)} > {PROBE_NOT_BUILT}"]
     return prebuild, postbuild
 
 
@@ -155,8 +159,8 @@ def build_on_node_or_explain(tool, build_command, marker, what, missing_hint="",
     lines = [_missing_tool_line(tool, marker, what, missing_hint)]
     if failed_build_measures:
         return lines + [build_command]
-    return lines + [f"{build_command} 2> {BUILD_ERRORS} || {{ echo \"{tool} could not build {what}: "
-                    f"$(tail -n 1 {BUILD_ERRORS})\" > {marker}; exit 0; }}"]
+    return lines + [f"{build_command} 2> {BUILD_ERRORS} || "
+                    f"{{ {_could_not_build(tool, what, BUILD_ERRORS)} > {marker}; exit 0; }}"]
 
 
 #: The script of a check whose job is a series of runs (a sweep), kept with its results.

@@ -137,9 +137,10 @@ def cmd_compare(args):
             base_rows = compare.select_metrics(base_rows, args.metric)
         exclude |= {row["run_id"] for row in baseline.rows}
         noise = history.noise(systems, exclude, args.statistic, args.history_runs) if history else None
+        spreads = history.usual_spread(systems, exclude, args.history_runs) if history else None
         results = compare.compare_rows(base_rows, cand_rows, threshold=args.threshold,
                                        alpha=args.alpha, z=args.z, ignore=tuple(args.ignore),
-                                       statistic=args.statistic, history=noise)
+                                       statistic=args.statistic, history=noise, spreads=spreads)
         base_label = baseline.label
     if args.metric and not results:
         raise ResultsError(f"no metric matches {' '.join(args.metric)}")

@@ -87,11 +87,13 @@ def location(values, direction, statistic=DEFAULT_STATISTIC):
 
 
 def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA, z=DEFAULT_Z,
-                   statistic=DEFAULT_STATISTIC, history_band=None):
+                   statistic=DEFAULT_STATISTIC, history_band=None, usual_spread=None):
     """Verdict and the figures behind it for one metric's repeats.
 
     history_band: the relative change between two runs that the figure's recorded history says noise
     alone rarely exceeds (history.pair_band), or None.
+    usual_spread: how far the recorded runs' best repeats usually lie from their next ones
+    (history.usual_spread), or None: the agreement a run's repeats need before its best counts.
     """
     med_b, med_c = stats.median(base), stats.median(cand)
     # The best repeat leaves the disturbed repeats out, but their spread would still set the noise
@@ -135,10 +137,19 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
         result["reason"] = "noise unknown"
     if statistic == "best" and result["verdict"] in ("regressed", "improved"):
         slower = cand if result["verdict"] == "regressed" else base
-        if not corroborated(slower, direction, max(noise, threshold)):
+        # the agreement the figure's recorded runs usually show (at least the threshold), not the
+        # run-to-run noise: a wide noise band would let a disturbed run pass as corroborated
+        if not corroborated(slower, direction, max(threshold, usual_spread or 0.0)):
             result["verdict"] = "insufficient"
             result["reason"] = ("the candidate's" if slower is cand else "the baseline's") + " repeats disagree"
     return result
+
+
+def top_spread(values, direction, need=CORROBORATING_REPEATS):
+    """How far the `need`-th best repeat (the last when fewer) lies from the best, as a fraction."""
+    ranked = sorted(values, reverse=direction == metrics.HIGHER)
+    best, kth = ranked[0], ranked[min(need, len(ranked)) - 1]
+    return abs(kth / best - 1.0) if best else 0.0
 
 
 def corroborated(values, direction, band, need=CORROBORATING_REPEATS):
@@ -148,11 +159,7 @@ def corroborated(values, direction, band, need=CORROBORATING_REPEATS):
     slower side's best is not matched by its other repeats, the whole run may have been disturbed
     (measured: repeats 681-1247 Mcells/s against 1640 in the runs around it, the two best within 1 %
     of each other), and its best says nothing about the code."""
-    best = location(values, direction, "best")
-    if not best:
-        return True
-    near = [v for v in values if abs(v / best - 1.0) <= band]
-    return len(near) >= min(need, len(values))
+    return top_spread(values, direction, need) <= band
 
 
 def _noise_source(testable, history_band):
@@ -180,10 +187,11 @@ def _verdict(change, noise, threshold, p_worse, p_better, alpha):
 
 
 def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA,
-                 z=DEFAULT_Z, ignore=(), statistic=DEFAULT_STATISTIC, history=None):
+                 z=DEFAULT_Z, ignore=(), statistic=DEFAULT_STATISTIC, history=None, spreads=None):
     """One result dict per metric key present on either side.
 
     history: {row_key (nothing ignored): noise band} from the noise model (history.py), or None.
+    spreads: {row_key: the recorded runs' usual spread of their best repeats} (history.py), or None.
     """
     base_groups = group_rows(baseline_rows, ignore)
     cand_groups = group_rows(candidate_rows, ignore)
@@ -211,8 +219,10 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
                           "p_worse": None, "p_better": None})
         else:
             band = (history or {}).get(row_key(c_rows[0])) if not ignore else None
+            spread = (spreads or {}).get(row_key(c_rows[0])) if not ignore else None
             entry.update(compare_values([r["value"] for r in b_rows], [r["value"] for r in c_rows],
-                                        direction, threshold, alpha, z, statistic, history_band=band))
+                                        direction, threshold, alpha, z, statistic, history_band=band,
+                                        usual_spread=spread))
         results.append(_diagnostic_not_gated(entry))
     return results
 

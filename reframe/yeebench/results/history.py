@@ -19,7 +19,7 @@ from yeebench.results import stats, store
 from yeebench.results.errors import ResultsError
 
 CACHE_NAME = ".history.sqlite"
-CACHE_LAYOUT = 2
+CACHE_LAYOUT = 3
 MIN_HISTORY_RUNS = 5       # fewer recorded runs of a figure: its run-to-run noise is unknown
 DEFAULT_HISTORY_RUNS = 20  # the newest runs that make up the history
 
@@ -30,12 +30,13 @@ CREATE TABLE runs (id INTEGER PRIMARY KEY, path TEXT UNIQUE, signature TEXT, run
 CREATE TABLE figures (run INTEGER REFERENCES runs(id) ON DELETE CASCADE, system TEXT, partition TEXT,
                       environ TEXT, check_name TEXT, parameters TEXT, metric TEXT, unit TEXT,
                       direction TEXT, n INTEGER, best REAL, median REAL,
-                      corroborated INTEGER);
+                      corroborated INTEGER, top_spread REAL);
 CREATE INDEX figures_by_system ON figures(system, run);
 """
 
 
 BAND_QUANTILE = 0.99   # per figure; a run has tens of figures, and a compare must rarely cry wolf
+SPREAD_QUANTILE = 0.9  # a run's repeats spread wider than 9 runs in 10 of the same figure: disturbed
 DISTURBED_SIGMAS = 5.0  # a recorded run this many robust sigmas from the others' median was disturbed
 
 
@@ -91,21 +92,22 @@ def _signature(run_dir):
 
 
 def _run_figures(run):
-    """(key, unit, direction, n, best, median, corroborated) per figure of one run.
+    """(key, unit, direction, n, best, median, corroborated, top_spread) per figure of one run.
 
     corroborated: whether the best repeat shows in the others too (compare.corroborated, within the
     default threshold); a run whose best is not was disturbed as a whole and stays out of the history
     of the best: measured, seven such runs among twenty widened a 2-rank band from 9 % to 36 %."""
-    from yeebench.results.compare import DEFAULT_THRESHOLD, corroborated, group_rows, location
+    from yeebench.results.compare import DEFAULT_THRESHOLD, corroborated, group_rows, location, top_spread
     out = []
     for key, rows in group_rows(run.rows).items():
         values = [r["value"] for r in rows]
         direction = rows[0]["direction"]
-        best = agreed = None
+        best = agreed = spread = None
         if direction in (metrics.HIGHER, metrics.LOWER):
             best = location(values, direction, "best")
             agreed = int(corroborated(values, direction, DEFAULT_THRESHOLD))
-        out.append((key, rows[0]["unit"], direction, len(values), best, stats.median(values), agreed))
+            spread = top_spread(values, direction) if len(values) > 1 else None
+        out.append((key, rows[0]["unit"], direction, len(values), best, stats.median(values), agreed, spread))
     return out
 
 
@@ -177,23 +179,25 @@ class History:
                               (path, signature, run.run_id, prov.get("system") or run.rows[0]["system"],
                                started or "", prov.get("suite_version")))
         self.db.executemany(
-            "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(cur.lastrowid, *key[:5], key[5], unit, direction, n, best, med, agreed)
-             for key, unit, direction, n, best, med, agreed in _run_figures(run)])
+            "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cur.lastrowid, *key[:5], key[5], unit, direction, n, best, med, agreed, spread)
+             for key, unit, direction, n, best, med, agreed, spread in _run_figures(run)])
 
     def run_count(self):
         return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
-    def values(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS):
-        """{row_key: [the statistic of each of the newest `last` runs holding the figure]}."""
-        column = "best" if statistic == "best" else "median"
-        agreed = "AND COALESCE(f.corroborated, 1) = 1 " if statistic == "best" else ""
+    def values(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS, column=None):
+        """{row_key: [the statistic of each of the newest `last` runs holding the figure]}
+        (or of another column of the figures table)."""
+        column = column or ("best" if statistic == "best" else "median")
+        agreed = "AND COALESCE(f.corroborated, 1) = 1 " if statistic == "best" and column == "best" else ""
+        value = f"COALESCE(f.{column}, f.median)" if column == "best" else f"f.{column}"
         exclude = list(exclude_run_ids)
         out = defaultdict(list)
         # newest `last` runs per figure, ranked inside SQLite (a window function) rather than in Python
         query = (f"SELECT system, partition, environ, check_name, parameters, metric, value FROM ("
                  f"SELECT f.system, f.partition, f.environ, f.check_name, f.parameters, f.metric, "
-                 f"COALESCE(f.{column}, f.median) AS value, ROW_NUMBER() OVER (PARTITION BY f.partition, "
+                 f"{value} AS value, ROW_NUMBER() OVER (PARTITION BY f.partition, "
                  f"f.environ, f.check_name, f.parameters, f.metric ORDER BY r.started DESC, r.run_id DESC) AS age "
                  f"FROM figures f JOIN runs r ON r.id = f.run "
                  f"WHERE f.system = ? {agreed}AND r.run_id NOT IN ({','.join('?' * len(exclude))})) "
@@ -208,6 +212,16 @@ class History:
         bands = {key: pair_band(values, min_runs=MIN_HISTORY_RUNS)
                  for key, values in self.values(systems, exclude_run_ids, statistic, last).items()}
         return {key: band for key, band in bands.items() if band is not None}
+
+    def usual_spread(self, systems, exclude_run_ids=(), last=DEFAULT_HISTORY_RUNS):
+        """{row_key: the spread of the best repeats (compare.top_spread) that SPREAD_QUANTILE of the
+        newest `last` runs stay within}, for figures with at least MIN_HISTORY_RUNS runs of several
+        repeats: how much a run's repeats may disagree on this machine before it counts as disturbed."""
+        import numpy as np
+        spreads = self.values(systems, exclude_run_ids, last=last, column="top_spread")
+        return {key: float(np.quantile([v for v in values if v is not None], SPREAD_QUANTILE))
+                for key, values in spreads.items()
+                if sum(v is not None for v in values) >= MIN_HISTORY_RUNS}
 
     def close(self):
         self.db.close()

@@ -344,3 +344,17 @@ def test_compare_says_which_runs_to_repeat(tmp_path):
     proc = run_cli("results", "compare", "--baseline", base, "--candidate", slow,
                    "--results-dir", tmp_path / "results")
     assert proc.returncode == 1 and "regressed" in proc.stdout and "not judged" not in proc.stderr
+
+
+def test_repeats_disagree_only_beyond_what_the_figure_usually_shows():
+    # 1-rank runs recorded by the same benchmark: unchanged code, and the 20 % slower build
+    unchanged, slowed = [943, 887, 863, 850, 844], [739, 640, 692, 708, 643]
+    assert compare.top_spread(slowed, "higher") == pytest.approx(1 - 692 / 739)
+    assert compare.top_spread([1.0, 3.0, 1.1], "lower") == pytest.approx(2.0)
+    strict = compare.compare_values(unchanged, slowed, "higher", history_band=0.05)
+    assert strict["verdict"] == "insufficient"
+    # this figure's recorded runs spread 8.5 % among their best three: 6.4 % is not a disturbed run
+    usual = compare.compare_values(unchanged, slowed, "higher", history_band=0.05, usual_spread=0.085)
+    assert usual["verdict"] == "regressed"
+    assert compare.compare_values(QUIET_RUN, DISTURBED_RUN, "higher", history_band=0.06,
+                                  usual_spread=0.03)["verdict"] == "insufficient"

@@ -2,6 +2,8 @@
 import json
 import random
 
+import pytest
+
 from results_testutil import run_cli, synthetic_run
 from yeebench.results import history
 
@@ -89,6 +91,17 @@ def test_a_run_whose_best_its_repeats_do_not_repeat_stays_out_of_the_history_of_
     (median,) = hist.values(["synth"], statistic="median").values()
     assert 1.25 not in best and len(best) == history.MIN_HISTORY_RUNS
     assert len(median) == history.MIN_HISTORY_RUNS + 1
+
+
+def test_the_usual_spread_of_a_figures_repeats_comes_from_its_history(tmp_path):
+    spreads = [0.01, 0.02, 0.03, 0.04, 0.05, 0.06]
+    for i, spread in enumerate(spreads):
+        synthetic_run(tmp_path, f"h{i:02d}", {"t": [1.0, 1.0 + spread / 2, 1.0 + spread, 1.5]})
+    synthetic_run(tmp_path, "single", {"t": [1.0]})      # one repeat spreads nothing: not counted
+    hist = history.open_history(tmp_path / "results")
+    (usual,) = hist.usual_spread(["synth"]).values()
+    assert usual == pytest.approx(0.055)                 # numpy's 90th percentile of the six
+    assert hist.usual_spread(["synth"], exclude_run_ids=["h00", "h01"]) == {}
 
 
 def test_history_lets_single_runs_be_judged(tmp_path):
