@@ -22,6 +22,9 @@ DESCRIPTIVE_VARIABLES = (
     "output_format", "io_strategy", "steps", "nx", "ny", "nz", "locality",
 )
 _PARAM_RE = re.compile(r"\s%([^=\s]+)=(\S+)")
+# how ReFrame ran a case, not what it measured: --repeat's counter (the repeats of one figure) and
+# --distribute's node
+RUN_MARKERS = (".repeat_no", ".nid")
 
 
 @functools.lru_cache(maxsize=None)
@@ -91,8 +94,9 @@ def parameters(case):
     params = {}
     display = case.get("display_name") or case.get("name") or ""
     for key, shown in _PARAM_RE.findall(display):
-        if key.startswith("."):  # '.repeat_no' and other ReFrame-internal markers
+        if key in RUN_MARKERS:
             continue
+        key = key.lstrip(".")  # `reframe -P VAR=a,b` shows a variable made a parameter as '.VAR'
         value = case.get(key, shown)
         # tuples/dicts: the check's own formatting (parameter fmt=) as shown in the display name
         params[key] = value if isinstance(value, (str, int, float, bool)) or value is None else shown

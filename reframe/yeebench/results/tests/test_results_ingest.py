@@ -256,3 +256,12 @@ def test_ingest_removes_temporaries_of_killed_ingests_and_never_reads_them(tmp_p
     assert not killed.exists() and not ancient.exists() and in_progress.exists()
     proc = run_cli("results", "compare", "--baseline", system_dir, "--candidate", run)
     assert proc.returncode == 0, proc.stderr   # the folder's only run: the leftover is not read
+
+
+def test_variables_made_parameters_with_reframe_P_stay_apart():
+    # `reframe -P array_size=4Mi,128Mi`: a cache-sized and a memory-sized run of one check are two
+    # figures, not ten repeats of one (measured: merged, their triad_bw "repeats" ranged 24.6-63.8 GB/s)
+    from yeebench.results import report_reader
+    case = {"display_name": "NumaBandwidth %policy=none %.array_size=4Mi %.repeat_no=3", "array_size": "4Mi",
+            "policy": "none"}
+    assert report_reader.parameters(case) == {"policy": "none", "array_size": "4Mi"}
