@@ -27,6 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from yeebench.results.formats import verdict_text   # the benchmark runs with the suite's venv
+
 REPO = Path(__file__).resolve().parents[2]
 SOLVER_METRIC = "mcells_per_s"
 
@@ -107,10 +109,10 @@ def main():
                 runs[kind] = make_run(prefix_of_run, results, out / "rfm", args.run_args, args.venv)
             code_ab, same = compare(args.venv, runs["A"], runs["B"], out / "results")
             code_as, slowed = compare(args.venv, runs["A"], runs["S"], out / "results")
-            false_alarm, solver, caught = score(same, slowed)
+            false_alarm, solver, caught, every, gate = score(same, slowed, code_as)
             alarms += false_alarm
-            detected += bool(solver) and len(caught) == len(solver)
-            gate_caught += code_as == 1 and bool(caught)
+            detected += every
+            gate_caught += gate
             figures_slowed += len(solver)
             figures_caught += len(caught)
             compares += 1
@@ -130,15 +132,14 @@ def main():
                       "load_end": os.getloadavg(), "selection": ["-t", "smoke", *args.run_args]}))
 
 
-def score(same, slowed):
-    """(any figure of A vs B regressed, the solver figures of A vs S, those of them regressed)."""
+def score(same, slowed, code_slowed):
+    """(any figure of A vs B regressed, the solver figures of A vs S, those of them regressed,
+    every one of them regressed, the gate failed on A vs S for one of them)."""
     false_alarm = any(r["verdict"] == "regressed" for r in same["results"])
     solver = [r for r in slowed["results"] if r["metric"] == SOLVER_METRIC]
-    return false_alarm, solver, [r for r in solver if r["verdict"] == "regressed"]
-
-
-def _verdict(result):
-    return result["verdict"] + (f" ({result['reason']})" if result.get("reason") else "")
+    caught = [r for r in solver if r["verdict"] == "regressed"]
+    every = bool(solver) and len(caught) == len(solver)
+    return false_alarm, solver, caught, every, code_slowed == 1 and bool(caught)
 
 
 def _noise(result):
@@ -160,13 +161,13 @@ def rescore(out, venv, extra):
         finally:
             for p in hidden:
                 p.with_name("." + p.name + ".later").rename(p)
-        false_alarm, solver, caught = score(same, slowed)
+        false_alarm, solver, caught, every, gate = score(same, slowed, code_as)
         alarms += false_alarm
-        detected += bool(solver) and len(caught) == len(solver)
-        gate_caught += code_as == 1 and bool(caught)
+        detected += every
+        gate_caught += gate
         flagged = ", ".join(f"{r['check']} {r['metric']} {r['change']:+.0%} (noise {_noise(r)})"
                             for r in same["results"] if r["verdict"] == "regressed")
-        verdicts = ", ".join(f"{_verdict(r)} {r['change']:+.0%} (noise {_noise(r)})" for r in solver)
+        verdicts = ", ".join(f"{verdict_text(r)} {r['change']:+.0%} (noise {_noise(r)})" for r in solver)
         print(f"trial {t['trial'] + 1}: false alarm {false_alarm}{': ' + flagged if flagged else ''}; solver "
               f"{len(caught)}/{len(solver)} regressed: {verdicts}", file=sys.stderr)
     print(json.dumps({"rescored_with": extra, "trials": len(trials), "false_alarms": alarms, "detected": detected,

@@ -165,7 +165,7 @@ def cmd_compare(args):
     lost = sum(1 for r in results if r["verdict"] == "missing" and r.get("missing_in") == "candidate")
     if args.output or args.format != "table":
         print(f"compare: {formats.summary_line(counts)}", file=sys.stderr)
-    disturbed = sum(1 for r in results if "repeats disagree" in (r.get("reason") or ""))
+    disturbed = sum(1 for r in results if r.get("disturbed"))
     if disturbed:
         print(f"compare: {disturbed} figure(s) not judged: a run's repeats disagree (the machine was busy or "
               f"slowed down during it); rerun that side", file=sys.stderr)

@@ -141,7 +141,8 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
         # run-to-run noise: a wide noise band would let a disturbed run pass as corroborated
         if not corroborated(slower, direction, max(threshold, usual_spread or 0.0)):
             result["verdict"] = "insufficient"
-            result["reason"] = ("the candidate's" if slower is cand else "the baseline's") + " repeats disagree"
+            result["disturbed"] = "candidate" if slower is cand else "baseline"
+            result["reason"] = f"the {result['disturbed']}'s repeats disagree"
     return result
 
 

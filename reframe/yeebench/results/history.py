@@ -16,10 +16,11 @@ from pathlib import Path
 
 from yeebench import metrics
 from yeebench.results import stats, store
+from yeebench.results.compare import DEFAULT_THRESHOLD
 from yeebench.results.errors import ResultsError
 
 CACHE_NAME = ".history.sqlite"
-CACHE_LAYOUT = 3
+CACHE_LAYOUT = 2
 MIN_HISTORY_RUNS = 5       # fewer recorded runs of a figure: its run-to-run noise is unknown
 DEFAULT_HISTORY_RUNS = 20  # the newest runs that make up the history
 
@@ -29,8 +30,7 @@ CREATE TABLE runs (id INTEGER PRIMARY KEY, path TEXT UNIQUE, signature TEXT, run
                    system TEXT, started TEXT, suite_version TEXT);
 CREATE TABLE figures (run INTEGER REFERENCES runs(id) ON DELETE CASCADE, system TEXT, partition TEXT,
                       environ TEXT, check_name TEXT, parameters TEXT, metric TEXT, unit TEXT,
-                      direction TEXT, n INTEGER, best REAL, median REAL,
-                      corroborated INTEGER, top_spread REAL);
+                      direction TEXT, n INTEGER, best REAL, median REAL, top_spread REAL);
 CREATE INDEX figures_by_system ON figures(system, run);
 """
 
@@ -92,22 +92,22 @@ def _signature(run_dir):
 
 
 def _run_figures(run):
-    """(key, unit, direction, n, best, median, corroborated, top_spread) per figure of one run.
+    """(key, unit, direction, n, best, median, top_spread) per figure of one run.
 
-    corroborated: whether the best repeat shows in the others too (compare.corroborated, within the
-    default threshold); a run whose best is not was disturbed as a whole and stays out of the history
-    of the best: measured, seven such runs among twenty widened a 2-rank band from 9 % to 36 %."""
-    from yeebench.results.compare import DEFAULT_THRESHOLD, corroborated, group_rows, location, top_spread
+    top_spread (compare.top_spread; None for a single repeat): how far the best repeat lies from the
+    next ones. A run whose best the others do not corroborate (beyond the default threshold) was
+    disturbed as a whole and stays out of the history of the best: measured, seven such runs among
+    twenty widened a 2-rank band from 9 % to 36 %."""
+    from yeebench.results.compare import group_rows, location, top_spread
     out = []
     for key, rows in group_rows(run.rows).items():
         values = [r["value"] for r in rows]
         direction = rows[0]["direction"]
-        best = agreed = spread = None
+        best = spread = None
         if direction in (metrics.HIGHER, metrics.LOWER):
             best = location(values, direction, "best")
-            agreed = int(corroborated(values, direction, DEFAULT_THRESHOLD))
             spread = top_spread(values, direction) if len(values) > 1 else None
-        out.append((key, rows[0]["unit"], direction, len(values), best, stats.median(values), agreed, spread))
+        out.append((key, rows[0]["unit"], direction, len(values), best, stats.median(values), spread))
     return out
 
 
@@ -179,9 +179,9 @@ class History:
                               (path, signature, run.run_id, prov.get("system") or run.rows[0]["system"],
                                started or "", prov.get("suite_version")))
         self.db.executemany(
-            "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(cur.lastrowid, *key[:5], key[5], unit, direction, n, best, med, agreed, spread)
-             for key, unit, direction, n, best, med, agreed, spread in _run_figures(run)])
+            "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cur.lastrowid, *key[:5], key[5], unit, direction, n, best, med, spread)
+             for key, unit, direction, n, best, med, spread in _run_figures(run)])
 
     def run_count(self):
         return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
@@ -190,7 +190,8 @@ class History:
         """{row_key: [the statistic of each of the newest `last` runs holding the figure]}
         (or of another column of the figures table)."""
         column = column or ("best" if statistic == "best" else "median")
-        agreed = "AND COALESCE(f.corroborated, 1) = 1 " if statistic == "best" and column == "best" else ""
+        agreed = (f"AND COALESCE(f.top_spread, 0) <= {DEFAULT_THRESHOLD!r} "
+                  if statistic == "best" and column == "best" else "")
         value = f"COALESCE(f.{column}, f.median)" if column == "best" else f"f.{column}"
         exclude = list(exclude_run_ids)
         out = defaultdict(list)
