@@ -9,6 +9,7 @@ cache of another layout or a corrupt one is deleted and rebuilt. SQLite rather
 than DuckDB: it is in Python's standard library (no extra dependency) and is the
 format ReFrame's own results database uses.
 """
+import hashlib
 import os
 import sqlite3
 from collections import defaultdict
@@ -20,7 +21,6 @@ from yeebench.results.compare import DEFAULT_THRESHOLD
 from yeebench.results.errors import ResultsError
 
 CACHE_NAME = ".history.sqlite"
-CACHE_LAYOUT = 2
 MIN_HISTORY_RUNS = 5       # fewer recorded runs of a figure: its run-to-run noise is unknown
 DEFAULT_HISTORY_RUNS = 20  # the newest runs that make up the history
 
@@ -33,6 +33,9 @@ CREATE TABLE figures (run INTEGER REFERENCES runs(id) ON DELETE CASCADE, system 
                       direction TEXT, n INTEGER, best REAL, median REAL, top_spread REAL);
 CREATE INDEX figures_by_system ON figures(system, run);
 """
+# The layout is the schema's own digest: any change to the tables rebuilds the caches written before it
+# (a hand-kept number was once set back to a value an older, different schema had used).
+CACHE_LAYOUT = hashlib.sha256(_TABLES.encode()).hexdigest()[:16]
 
 
 BAND_QUANTILE = 0.99   # per figure; a run has tens of figures, and a compare must rarely cry wolf
@@ -129,7 +132,7 @@ class History:
                 db = sqlite3.connect(self.path, timeout=60)
                 db.execute("PRAGMA foreign_keys = ON")
                 row = db.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
-                if row and row[0] == str(CACHE_LAYOUT):
+                if row and row[0] == CACHE_LAYOUT:
                     return db
                 db.close()
             except sqlite3.DatabaseError:
@@ -140,7 +143,7 @@ class History:
         db.execute("PRAGMA foreign_keys = ON")
         with db:
             db.executescript(_TABLES)
-            db.execute("INSERT INTO meta VALUES ('layout', ?)", (str(CACHE_LAYOUT),))
+            db.execute("INSERT INTO meta VALUES ('layout', ?)", (CACHE_LAYOUT,))
         return db
 
     def _drop(self):

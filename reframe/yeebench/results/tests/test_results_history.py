@@ -51,6 +51,20 @@ def test_corrupt_or_foreign_cache_is_rebuilt(tmp_path):
     assert rebuilt.refreshed == 3 and rebuilt.run_count() == 3
 
 
+def test_a_cache_of_an_older_schema_under_the_same_layout_number_is_rebuilt(tmp_path):
+    # a cache written when layout 2 meant a `corroborated` column, not `top_spread`
+    _history_runs(tmp_path, 3)
+    results = tmp_path / "results"
+    import sqlite3
+    db = sqlite3.connect(results / history.CACHE_NAME)
+    db.executescript(history._TABLES.replace("top_spread REAL", "corroborated INTEGER"))
+    db.execute("INSERT INTO meta VALUES ('layout', '2')")
+    db.commit()
+    db.close()
+    rebuilt = history.open_history(results)
+    assert rebuilt.refreshed == 3 and rebuilt.values(["synth"])
+
+
 def test_noise_model_needs_enough_runs(tmp_path):
     _history_runs(tmp_path, history.MIN_HISTORY_RUNS - 1)
     hist = history.open_history(tmp_path / "results")
