@@ -49,6 +49,29 @@ def comparisons(report):
     return found
 
 
+def implausible(found):
+    '''["check: warning"] for the ratio figures that break yeebench's plausibility rules (a container leg
+    far from the native one says the host changed speed between the legs), or a note why none were checked.'''
+    try:
+        from yeebench import metrics
+        from yeebench.results import plausibility
+    except ImportError:
+        return ['not checked: the yeebench package is not importable by this Python']
+    out = []
+    for check, entry in found.items():
+        rows = []
+        for metric, value in entry.items():
+            if not metric.startswith('ratio_'):
+                continue
+            name = metric[len('ratio_'):]
+            native_unit = (entry.get(f'native_{name}') or [None, None])[1]
+            rows.append({'check': check, 'testcase': check, 'metric': metric, 'value': value[0], 'unit': '%',
+                         'direction': metrics.infer_direction(name, native_unit), 'system': '',
+                         'partition': '', 'environ': '', 'parameters': {}})
+        out += [f'{check}: {w["message"]}' for w in plausibility.evaluate(rows)]
+    return out
+
+
 def not_passed(found):
     '''Comparisons missing from `found`, or present with a result other than pass.'''
     bad = []
@@ -116,11 +139,14 @@ def main(argv=None):
             except json.JSONDecodeError as err:
                 raise SummaryError(f'{args.reframe_report} is not JSON: {err.msg}') from None
             doc['native_vs_container'] = comparisons(report)
+            doc['plausibility'] = implausible(doc['native_vs_container'])
         write_atomically(args.out, doc)
     except SummaryError as err:
         print(f'ci_summary: error: {err}', file=sys.stderr)
         return 2
     print(json.dumps(doc))
+    for warning in doc.get('plausibility', []):
+        print(f'ci_summary: warning: {warning}', file=sys.stderr)
     if args.reframe_report:
         failed = not_passed(doc['native_vs_container'])
         if failed:

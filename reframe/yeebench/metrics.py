@@ -22,6 +22,7 @@ WORKING_SET_OVER_LLC = "working-set-4x-llc"       # a memory-bandwidth kernel sm
 WITHIN_MEMORY_PEAK = "within-measured-memory-peak"  # no memory bandwidth above the machine's measured DRAM peak
 REPEATS_AGREE = "repeats-agree"                   # repeats of one figure within a factor of 2 of each other
 WITHIN_LINK_RATE = "within-link-rate"             # no inter-node bandwidth above the link's nominal rate
+CONTAINER_LIKE_NATIVE = "container-like-native"   # the same computation in an image runs as fast as natively
 
 # gated=False: a diagnostic derived from gated figures (a ratio of two of them, a phase's share of the
 # time); compared and shown, but its change reads "changed", never "regressed": whatever regresses it
@@ -51,6 +52,8 @@ FIGURES = (
            "best multi-pair bandwidth (one direction)"),
     Figure("mbw_large", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "multi-pair bandwidth at large messages (one direction)"),
+    Figure("ratio_*", None, "%", (CONTAINER_LIKE_NATIVE, REPEATS_AGREE),
+           "the figure in the container / natively, same node and ranks (100 = no overhead)"),
     Figure("*", None, None, (REPEATS_AGREE,), ""),
 )
 # Directions of the link a bandwidth figure uses at once (WITHIN_LINK_RATE's bound is this x the rate).

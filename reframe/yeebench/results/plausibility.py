@@ -12,6 +12,10 @@ from yeebench.results import stats
 WORKING_SET_FACTOR = 4      # a memory kernel's arrays must exceed this many times the last-level cache
 UNSTABLE_RATIO = 2.0        # repeats further apart than this factor: the measurement is not stable
 MIN_TOLERANCE = 0.02        # allowance above a bound when the repeats say nothing about the noise
+# A container adds a few per cent at most to a computation (its launch and MPI's transport, not the
+# arithmetic): an image run further than this factor from the native one, either way, ran on a host of
+# another speed (the two legs run minutes apart) or is another build.
+CONTAINER_FACTOR = 1.5
 
 _RATE_UNITS = {"B/s": 1, "kB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9}   # SI units of ingested rows
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kMGT]i?)?B?\s*$")
@@ -96,6 +100,13 @@ def evaluate(rows, working_sets=None, llc_bytes=None, link_rates=None):
                      f"{key[5]} {median:.3g} {unit} is above the link's nominal {bound:.3g} {unit} "
                      f"(a {link_rate / 1e9:g} Gbit/s link): a rate limiter's burst or "
                      f"traffic that did not cross the link; the large-message figure is the sustained one")
+        if metrics.CONTAINER_LIKE_NATIVE in fig.rules and median > 0 and \
+                not 100 / (CONTAINER_FACTOR * (1 + tol)) <= median <= 100 * CONTAINER_FACTOR * (1 + tol):
+            warn(group, metrics.CONTAINER_LIKE_NATIVE,
+                 f"{key[5]} {median:.1f}%: the image ran the same work x{max(median, 1e4 / median) / 100:.1f} "
+                 f"{'faster' if (median > 100) == (group[0].get('direction') != metrics.LOWER) else 'slower'} "
+                 f"than natively, beyond what a container adds; the legs met different host speeds "
+                 f"(they run one after the other) or ran different builds")
         if metrics.REPEATS_AGREE in fig.rules and len(values) >= 2 and min(values) > 0 \
                 and max(values) / min(values) > UNSTABLE_RATIO:
             warn(group, metrics.REPEATS_AGREE,

@@ -59,6 +59,17 @@ def test_repeats_that_disagree():
     assert _rules(warnings) == [metrics.REPEATS_AGREE] and "x41.4" in warnings[0]["message"]
 
 
+def test_a_container_leg_far_from_the_native_one():
+    # 510.5 %: make test-containers-spack at load 2 to 4, the container leg's first run met a quiet moment
+    warnings = plausibility.evaluate(_rows("ratio_mcells", [510.5]))
+    assert _rules(warnings) == [metrics.CONTAINER_LIKE_NATIVE] and "x5.1 faster" in warnings[0]["message"]
+    latency = _rows("ratio_latency_1B", [60.6])
+    latency[0]["direction"] = "lower"
+    assert "x1.7 faster" in plausibility.evaluate(latency)[0]["message"]
+    for ordinary in (85.2, 99.2, 127.6, 74.9):     # recorded container/native ratios of this machine
+        assert plausibility.evaluate(_rows("ratio_peak_bw", [ordinary])) == [], ordinary
+
+
 def test_size_parsing():
     assert plausibility.parse_size("16Mi") == 16 * MiB and plausibility.parse_size("128M") == 128_000_000
     assert plausibility.parse_size("4096") == 4096 and plausibility.parse_size("lots") is None
