@@ -30,6 +30,20 @@ def _claim_is_stale(held: dict) -> bool:
             and not daemons.alive(int(held.get("pid", 0) or 0)))
 
 
+def _cluster_is_dead(held: dict) -> bool:
+    """The claimed cluster's `up` no longer runs and nothing of it does either (no recorded daemon, by PID
+    and command line, and no process in the namespaces): a session killed as a whole leaves this."""
+    if daemons.alive(int(held.get("pid", 0) or 0)):
+        return False
+    record = state.load(held["state_dir"])
+    if record is None and os.path.exists(os.path.join(held["state_dir"], state.STATE_FILE)):
+        return False                    # a record it cannot read: which daemons it had is unknown
+    for name, pid in (record or {}).get("daemons", {}).items():
+        if daemons.alive(pid) and name.split("@")[0] in daemons.cmdline(pid):
+            return False
+    return not any(netns.namespace_pids(ns) for ns in netns.existing_namespaces())
+
+
 def host_cpus() -> List[int]:
     return sorted(os.sched_getaffinity(0))
 
@@ -85,6 +99,10 @@ def up(layout: Layout, log=print) -> float:
     t0 = time.monotonic()
     if os.path.exists(os.path.join(layout.state_dir, state.STATE_FILE)):
         raise AlreadyUp("a virtual cluster is already up (or left over): run `yeebench vcluster down` first")
+    held = owner.read()
+    if held is not None and held["state_dir"] != layout.state_dir and _cluster_is_dead(held):
+        log(f"vcluster: nothing of {owner.describe(held)} runs any more; clearing what it left")
+        down(held["state_dir"], log=log)
     try:
         owner.claim(layout.state_dir, stale=_claim_is_stale)
     except owner.Claimed as err:

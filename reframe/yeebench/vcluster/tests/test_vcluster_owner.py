@@ -63,6 +63,50 @@ def test_a_claim_left_by_a_gone_cluster_is_taken_over(tmp_path, monkeypatch):
     assert owner.owns(str(tmp_path / "mine")) and not owner.owns(str(tmp_path / "gone"))
 
 
+def _up_after(tmp_path, monkeypatch, other):
+    """`up` of another state directory while `other` is claimed; returns what it deleted and said."""
+    deleted, said = [], []
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: [] if deleted else ["ybvc-switch", "ybvc-vc0"])
+    monkeypatch.setattr(netns, "namespace_pids", lambda ns: [])
+    monkeypatch.setattr(netns, "delete", deleted.append)
+    monkeypatch.setattr(cpusets, "remove_all", lambda parent: None)
+    monkeypatch.setattr(cpusets, "detect_root", lambda: None)
+    monkeypatch.setattr(netns, "create", lambda layout: (_ for _ in ()).throw(OSError("stop here")))
+    layout = make_layout(1, 1, "none", [0], state_dir=str(tmp_path / "mine"))
+    with pytest.raises((cluster.ClusterError, cluster.AlreadyUp)) as err:
+        cluster.up(layout, log=said.append)
+    return deleted, said, str(err.value)
+
+
+def test_the_remains_of_a_cluster_whose_every_process_is_gone_are_cleared_by_the_next_up(tmp_path, monkeypatch):
+    other = someone_elses_cluster(tmp_path)        # pid 4242 and the recorded daemons run nothing of it here
+    state.save(make_layout(1, 1, "none", [0], state_dir=str(other)), {"munged": 4243, "slurmctld": 4244}, None, "up")
+    monkeypatch.setattr(daemons, "alive", lambda pid: False)
+    deleted, said, err = _up_after(tmp_path, monkeypatch, other)
+    assert deleted == ["ybvc-switch", "ybvc-vc0"] and not (other / state.STATE_FILE).exists()
+    assert "nothing of the virtual cluster of state directory" in said[0] and err == "stop here"
+
+
+def test_a_cluster_with_a_daemon_still_running_is_left_alone(tmp_path, monkeypatch):
+    other = someone_elses_cluster(tmp_path)
+    munged = subprocess.Popen(["bash", "-c", f"exec -a 'munged --socket={other}/munge.socket' sleep 30"])
+    try:
+        state.save(make_layout(1, 1, "none", [0], state_dir=str(other)), {"munged": munged.pid}, None, "up")
+        deleted, said, err = _up_after(tmp_path, monkeypatch, other)
+        assert deleted == [] and said == [] and "is up; stop it there" in err
+        assert (other / state.STATE_FILE).exists() and munged.poll() is None
+    finally:
+        munged.kill()
+        munged.wait()
+
+
+def test_an_unreadable_record_of_another_cluster_is_not_taken_for_a_dead_one(tmp_path, monkeypatch):
+    other = someone_elses_cluster(tmp_path)        # its state file holds "{}": which daemons it had is unknown
+    monkeypatch.setattr(daemons, "alive", lambda pid: False)
+    deleted, said, err = _up_after(tmp_path, monkeypatch, other)
+    assert deleted == [] and "is up; stop it there" in err
+
+
 def test_down_releases_its_own_claim_and_a_failed_up_too(tmp_path, monkeypatch):
     monkeypatch.setattr(netns, "existing_namespaces", lambda: [])
     monkeypatch.setattr(cpusets, "detect_root", lambda: None)
