@@ -42,34 +42,34 @@ def comparisons(report):
             entry = {'result': case.get('result')}
             for key, values in (case.get('perfvalues') or {}).items():
                 entry[key.split(':')[-1]] = [values[0], values[4]]
-            # One entry per partition: local keeps the bare name, cluster partitions add theirs.
-            system, partition = case.get('system', ''), case.get('partition')
-            where = f'{system}:{partition}' if partition and ':' not in system else system
-            found[name if where.split(':')[0] in ('', 'local') else f'{name}@{where}'] = entry
+            found[entry_name(name, case.get('system', ''), case.get('partition'))] = entry
     return found
 
 
-def implausible(found):
-    '''["check: warning"] for the ratio figures that break yeebench's plausibility rules (a container leg
-    far from the native one says the host changed speed between the legs), or a note why none were checked.'''
+def entry_name(check, system, partition):
+    '''One entry per partition: local keeps the bare check name, cluster partitions add theirs.'''
+    where = f'{system}:{partition}' if partition and ':' not in system else system
+    return check if where.split(':')[0] in ('', 'local') else f'{check}@{where}'
+
+
+def implausible(report):
+    '''["entry: warning"]: the comparisons' figures that break yeebench's plausibility rules, judged as
+    ingest judges any run (a container leg far from the native one: the host changed speed between the
+    legs), or a note why none were judged.'''
     try:
-        from yeebench import metrics
-        from yeebench.results import plausibility
+        from yeebench.results import ingest, plausibility
+        from yeebench.results.errors import ResultsError
     except ImportError:
         return ['not checked: the yeebench package is not importable by this Python']
-    out = []
-    for check, entry in found.items():
-        rows = []
-        for metric, value in entry.items():
-            if not metric.startswith('ratio_'):
-                continue
-            name = metric[len('ratio_'):]
-            native_unit = (entry.get(f'native_{name}') or [None, None])[1]
-            rows.append({'check': check, 'testcase': check, 'metric': metric, 'value': value[0], 'unit': '%',
-                         'direction': metrics.infer_direction(name, native_unit), 'system': '',
-                         'partition': '', 'environ': '', 'parameters': {}})
-        out += [f'{check}: {w["message"]}' for w in plausibility.evaluate(rows)]
-    return out
+    try:
+        rows, _ = ingest.build_rows(report, 'native-vs-container')
+    except (ResultsError, KeyError, TypeError) as err:
+        raise SummaryError(f'the ReFrame report\'s figures cannot be read: {err}') from None
+    by_entry = {}
+    for row in rows:
+        if row['check'] in COMPARISONS:
+            by_entry.setdefault(entry_name(row['check'], row['system'], row['partition']), []).append(row)
+    return [f'{name}: {w["message"]}' for name, group in by_entry.items() for w in plausibility.evaluate(group)]
 
 
 def not_passed(found):
@@ -139,7 +139,7 @@ def main(argv=None):
             except json.JSONDecodeError as err:
                 raise SummaryError(f'{args.reframe_report} is not JSON: {err.msg}') from None
             doc['native_vs_container'] = comparisons(report)
-            doc['plausibility'] = implausible(doc['native_vs_container'])
+            doc['plausibility'] = implausible(report)
         write_atomically(args.out, doc)
     except SummaryError as err:
         print(f'ci_summary: error: {err}', file=sys.stderr)

@@ -19,9 +19,11 @@ def report(results, ratio=97.5):
     for name, result in results.items():
         cases.append({'name': f'{name} %container.where=container %native.where=native', 'result': result,
                       'perfvalues': {'local:default:ratio_mcells': [ratio, 0, None, None, '%', 'pass'],
-                                     'local:default:native_mcells': [315.1, 0, None, None, 'Mcells/s', 'pass']}})
+                                     'local:default:native_mcells': [315.1, 0, None, None, 'Mcells/s', 'pass']},
+                      'perf_directions': {'ratio_mcells': 'higher', 'native_mcells': 'higher'},
+                      'system': 'local', 'partition': 'default', 'environ': 'host'})
     cases.append({'name': 'SolverRun %where=native', 'result': 'pass', 'perfvalues': {}})
-    return {'runs': [{'testcases': cases}]}
+    return {'session_info': {}, 'runs': [{'testcases': cases}]}
 
 
 def run(tmp_path, results=None, smoke=SMOKE_LOG, extra=(), ratio=97.5):
