@@ -48,6 +48,34 @@ def report(args, ranks=1, threads=1, timeout=120):
         fail("report is not JSON (%s): %r" % (e, out[:300]))
 
 
+_KERNELS = {}
+
+
+def has_kernel(name):
+    """Whether this build of yee has the kernel `name` (the CUDA backend has no wavefront
+    kernel): the verification scripts are shared by every backend and skip the cases of a
+    kernel the binary refuses, saying so, rather than failing on them."""
+    if name not in _KERNELS:
+        rc, _, err = run(["--kernel", name, "--n", 8, "--steps", 1, "--quiet", "--report", os.devnull])
+        _KERNELS[name] = not (rc == 2 and "not available" in err)
+    return _KERNELS[name]
+
+
+def without_missing_kernels(cases, args_of):
+    """The cases whose --kernel this build has; prints one SKIP line per kernel it lacks."""
+    kept, missing = [], set()
+    for case in cases:
+        args = [str(a) for a in args_of(case)]
+        kernel = args[args.index("--kernel") + 1] if "--kernel" in args else None
+        if kernel and not has_kernel(kernel):
+            missing.add(kernel)
+        else:
+            kept.append(case)
+    for kernel in sorted(missing):
+        print("SKIP  --kernel %s cases: not available in %s" % (kernel, os.path.basename(YEE)))
+    return kept
+
+
 def check_no_sanitizer_report(err):
     for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "SUMMARY: "):
         if marker in err:
