@@ -86,6 +86,9 @@ int main(int argc, char **argv)
         ok = ok && va == want_a && vc == want_c;
     }
     const double bytes = double(n) * sizeof(double);
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device_name %s\n", prop.name);
     std::printf("copy_GBs %.1f\n", 2 * bytes / (best_copy * 1e-3) / 1e9);
     std::printf("triad_GBs %.1f\n", 3 * bytes / (best_triad * 1e-3) / 1e9);
     std::printf("bandwidth array_MiB %zu repeats %d %s\n", mib, repeats, ok ? "VALID" : "INVALID");

@@ -92,6 +92,9 @@ int main(int argc, char **argv)
     }
     const bool ok = worst < 1e-3;
     const double interactions = double(n) * n * steps;
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device_name %s\n", prop.name);
     std::printf("interactions_per_s %.4g\n", interactions / (ms * 1e-3));
     std::printf("gflops %.1f\n", 20.0 * interactions / (ms * 1e-3) / 1e9);
     std::printf("nbody bodies %d steps %d max_rel_error %.2e %s\n", n, steps, worst, ok ? "VALID" : "INVALID");
