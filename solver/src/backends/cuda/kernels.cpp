@@ -34,6 +34,7 @@ using cuda::dev;
 using cuda::DevFields;
 using cuda::kBlockJ;
 using cuda::kBlockK;
+using cuda::kMinBlocks;
 constexpr int kReduceThreads = 256;
 
 int g_sm_count = 0;  // of the selected device, for the launch geometry
@@ -87,7 +88,7 @@ __device__ inline cuda::ThreadIds thread_ids() {
 // H^{n+1/2} = H^{n-1/2} - c curl E^n. With kEnergy, also the sums of |E^n|^2 and
 // H^{n-1/2}.H^{n+1/2} (one double2 per block in `partials`).
 template <typename T, bool kEnergy>
-__global__ void __launch_bounds__(kBlockK* kBlockJ)
+__global__ void __launch_bounds__(kBlockK* kBlockJ, kMinBlocks)
     h_kernel(DevFields<T> f, Box b, long span, T c, double2* partials) {
   double se = 0.0, sh = 0.0;
   cuda::h_thread<T, kEnergy>(f, b, span, c, thread_ids(), se, sh);
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(kBlockK* kBlockJ)
 
 // E^{n+1} = E^n + c curl H^{n+1/2}, then PEC: tangential E on the walls at global index 0 is 0.
 template <typename T>
-__global__ void __launch_bounds__(kBlockK* kBlockJ) e_kernel(DevFields<T> f, Box b, long span, T c) {
+__global__ void __launch_bounds__(kBlockK* kBlockJ, kMinBlocks) e_kernel(DevFields<T> f, Box b, long span, T c) {
   cuda::e_thread<T>(f, b, span, c, thread_ids());
 }
 

@@ -15,8 +15,23 @@
 namespace yee {
 namespace cuda {
 
-constexpr int kBlockK = 32;  // threads along k (one warp: one 128 B line in f32)
-constexpr int kBlockJ = 8;   // threads along j
+// Launch-shape knobs, fixed at build time (-DYEE_CUDA_BLOCK_J=4 ...) so that the launch
+// shape can be measured against the default on a GPU (NOTES-cuda.md, "Launch shape").
+#ifndef YEE_CUDA_BLOCK_J
+#define YEE_CUDA_BLOCK_J 8
+#endif
+#ifndef YEE_CUDA_WAVES
+#define YEE_CUDA_WAVES 4
+#endif
+#ifndef YEE_CUDA_MIN_BLOCKS
+#define YEE_CUDA_MIN_BLOCKS 1
+#endif
+constexpr int kBlockK = 32;                // threads along k (one warp: one 128 B line in f32)
+constexpr int kBlockJ = YEE_CUDA_BLOCK_J;  // threads along j (a power of two: the energy tree halves it)
+constexpr int kWaves = YEE_CUDA_WAVES;     // waves of resident threads a launch is cut into along i
+constexpr int kMinBlocks = YEE_CUDA_MIN_BLOCKS;  // __launch_bounds__ blocks per SM (1: registers unbounded)
+static_assert(kBlockJ > 0 && (kBlockJ & (kBlockJ - 1)) == 0, "YEE_CUDA_BLOCK_J must be a power of two");
+static_assert(kWaves > 0 && kMinBlocks > 0, "YEE_CUDA_WAVES and YEE_CUDA_MIN_BLOCKS must be positive");
 
 // Rows are padded to 128 bytes, and the arrays shifted so that owned k = 1 starts a line.
 template <typename T>
@@ -48,7 +63,7 @@ DevFields<T> dev(const Fields<T>& f) {
 }
 
 // Launch over a box: x = warps along k, y = rows of j (strided beyond 65535 blocks),
-// z = chunks of `span` i planes. Enough threads for ~4 waves of resident threads (2048
+// z = chunks of `span` i planes. Enough threads for ~kWaves waves of resident threads (2048
 // per SM); each thread marches along i through its chunk.
 struct LaunchPlan {
   long gx, gy, gz, span;
@@ -62,7 +77,7 @@ inline LaunchPlan plan_launch(const Box& b, int sm_count) {
   p.gy = std::min<long>((nj + kBlockJ - 1) / kBlockJ, 65535);
   const long resident = long(std::max(sm_count, 1)) * 2048;
   const long per_chunk = p.gx * p.gy * kBlockK * kBlockJ;
-  long chunks = std::max<long>(1, (4 * resident + per_chunk - 1) / per_chunk);
+  long chunks = std::max<long>(1, (kWaves * resident + per_chunk - 1) / per_chunk);
   chunks = std::min<long>({chunks, std::max<long>(ni, 1), 65535});
   p.span = (ni + chunks - 1) / chunks;
   p.gz = p.span > 0 ? (ni + p.span - 1) / p.span : 0;
