@@ -24,12 +24,12 @@ namespace cuda {
 #define YEE_CUDA_WAVES 4
 #endif
 #ifndef YEE_CUDA_MIN_BLOCKS
-#define YEE_CUDA_MIN_BLOCKS 1
+#define YEE_CUDA_MIN_BLOCKS 5
 #endif
 constexpr int kBlockK = 32;                // threads along k (one warp: one 128 B line in f32)
 constexpr int kBlockJ = YEE_CUDA_BLOCK_J;  // threads along j (a power of two: the energy tree halves it)
 constexpr int kWaves = YEE_CUDA_WAVES;     // waves of resident threads a launch is cut into along i
-constexpr int kMinBlocks = YEE_CUDA_MIN_BLOCKS;  // __launch_bounds__ blocks per SM (1: registers unbounded)
+constexpr int kMinBlocks = YEE_CUDA_MIN_BLOCKS;  // __launch_bounds__ blocks per SM: caps registers (1: no cap)
 static_assert(kBlockJ > 0 && (kBlockJ & (kBlockJ - 1)) == 0, "YEE_CUDA_BLOCK_J must be a power of two");
 static_assert(kWaves > 0 && kMinBlocks > 0, "YEE_CUDA_WAVES and YEE_CUDA_MIN_BLOCKS must be positive");
 
