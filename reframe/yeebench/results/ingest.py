@@ -54,6 +54,18 @@ def suite_version():
         return None
 
 
+def _unmeasured(case):
+    """Why a case or part of it measured nothing, as the check said it: ReFrame 4 leaves a skip's
+    reason out of fail_reason; the checks keep it (and each sweep case left out) in `observations`."""
+    seen = case.get("observations") if isinstance(case.get("observations"), dict) else {}
+    parts = {}
+    for key in ("skipped_cases", "not_extrapolated"):
+        if isinstance(seen.get(key), dict):
+            parts.update({str(k): str(v) for k, v in seen[key].items()})
+    reason = seen.get("skip_reason") or case.get("acceptance_reason")
+    return {"skip_reason": None if reason is None else str(reason), "not_measured": parts}
+
+
 def build_rows(report, run_id):
     """Rows (validated later) and the list of cases for the provenance."""
     rows, cases = [], []
@@ -67,6 +79,7 @@ def build_rows(report, run_id):
             "jobid": None if case.get("jobid") is None else str(case.get("jobid")),
             "nodelist": case.get("job_nodelist"), "fail_phase": case.get("fail_phase"),
             "fail_reason": case.get("fail_reason"),
+            **_unmeasured(case),
         })
         if result == "pass":
             status = "pass"

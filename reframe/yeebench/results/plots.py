@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")  # headless: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
-from yeebench.results import stats  # noqa: E402
+from yeebench.results import figures, stats  # noqa: E402
 from yeebench.results.store import atomic_write_bytes  # noqa: E402
 
 _SIZE_METRIC = re.compile(r"^(?P<kind>latency|lat|bandwidth|bw)[_-]?(?P<size>\d+(?:\.\d+)?)(?P<unit>B|kB|KB|KiB|MB|MiB)?$",
@@ -143,7 +143,7 @@ def _pt2pt_and_collectives(sources, out, used):
     for src_index, (_, rows, _) in enumerate(sources):
         for i, row in enumerate(rows):
             size = message_size(row)
-            if size is None:
+            if size is None or (src_index, i) in used:
                 continue
             is_coll = bool(_COLLECTIVE.search(row["check"])) or "collective" in row["parameters"] \
                 or "implementation" in row["parameters"]
@@ -154,6 +154,8 @@ def _pt2pt_and_collectives(sources, out, used):
             used.add((src_index, i))
     alpha_beta = _alpha_beta(sources[0][1]) if sources else None
     for (family, check, name, kind, unit), members in groups.items():
+        if len({message_size(row) for _, row in members}) < 2:
+            continue  # a curve of one point: the table says it
         per_source = []
         constant = _constant([r for _, r in members])  # short legend labels: what differs between lines
         for src_index, (src_label, _, is_baseline) in enumerate(sources):
@@ -301,6 +303,8 @@ def _solver(sources, out, used):
                 written.append(_plot_efficiency(sources, efficiency, check, out))
             else:
                 written.append(_scaling_efficiency(per_source, check, metric, out))
+        elif len({(s, _label(r["parameters"])) for s, r in members}) < 2:
+            plt.close(fig)  # one bar says less than the table's row does
         else:
             _grouped_bars(ax, sources, members, _BINDING_PARAMS, _POLICY_PARAMS)
             path = Path(out) / f"solver_{_safe(check)}_{_safe(metric)}_binding_policy.png"
@@ -491,16 +495,25 @@ def _generic(sources, out, used):
     return written
 
 
-def write_plots(runs, out_dir, baseline=None):
-    """Write every applicable figure for the runs (RowSource list) into out_dir; returns the paths."""
+def write_figures(runs, out_dir, baseline=None):
+    """Every figure for the runs (RowSource list) in out_dir: the experiments' own figures
+    (yeebench.results.figures), then the generic families for checks no experiment module knows.
+
+    Returns (paths written, lines for the figures not drawn, each saying why)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     sources = _sources(runs, baseline)
-    used = set()
-    written = []
+    drawn, claimed = figures.draw([figures.common.Source(*s) for s in sources], out_dir)
+    used = {(s, i) for s, (_, rows, _) in enumerate(sources) for i, row in enumerate(rows) if row["check"] in claimed}
+    written = list(drawn.paths)
     written += _pt2pt_and_collectives(sources, out_dir, used)
     written += _solver(sources, out_dir, used)
     written += _numa(sources, out_dir, used)
     written += _io_formats(sources, out_dir, used)
     written += _generic(sources, out_dir, used)
-    return written
+    return [p for p in written if p is not None], drawn.notes
+
+
+def write_plots(runs, out_dir, baseline=None):
+    """Write every applicable figure for the runs (RowSource list) into out_dir; returns the paths."""
+    return write_figures(runs, out_dir, baseline)[0]

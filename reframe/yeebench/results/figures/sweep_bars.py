@@ -1,0 +1,64 @@
+"""Bars for a one-job comparison of the solver (yeebench.sweep_check): Mcells/s of each case,
+grouped, with the check's own ratio against the baseline case written on each bar.
+
+The sweeps record `<case>_mcells_per_s` per case and `<case>_over_<baseline>` per ratio
+(yeebench.comparisons); the number on a bar is that recorded ratio, so the chart and the table
+never disagree.
+"""
+from yeebench.results.figures import common
+
+
+def rates(rows):
+    """{case: [rows]} of the per-case rates, the case as the check named it (per_socket_rankfile)."""
+    out = {}
+    for found, row in common.matching(rows, r"(?P<case>.+)_mcells_per_s"):
+        out.setdefault(found.group("case"), []).append(row)
+    return out
+
+
+def draw(check, sources, out, *, baseline, group_of, series_of, groups, series, title, xlabel, stem,
+         where_of=None):
+    """One grouped bar chart; group_of/series_of map a case name to its group and series (None: leave out).
+
+    where_of(source rows) -> [(parameter filter, group prefix)] splits the rows by a parameter
+    (e.g. FdtdNumaSweep's placement) into more groups; default: all rows, no prefix.
+    """
+    fig, ax = common.new()
+    bar_series, ratio_texts = [], {}
+    blocks = []
+    for source in sources:
+        for where, prefix in (where_of(source.rows) if where_of else [({}, "")]):
+            blocks.append((source, where, prefix))
+    group_names = []
+    for _, _, prefix in blocks:
+        for g in groups:
+            name = f"{prefix}{g}" if prefix else g
+            if name not in group_names:
+                group_names.append(name)
+    measured = 0
+    for s_index, source in enumerate(sources):
+        for name in series:
+            values = [None] * len(group_names)
+            for src, where, prefix in blocks:
+                if src is not source:
+                    continue
+                rows = [r for r in source.rows if all(str(r["parameters"].get(k)) == str(v) for k, v in where.items())]
+                for case, case_rows in rates(rows).items():
+                    if series_of(case) != name or group_of(case) not in groups:
+                        continue
+                    g = group_names.index(f"{prefix}{group_of(case)}" if prefix else group_of(case))
+                    values[g] = common.median_of(case_rows, f"{case}_mcells_per_s")
+                    ratio = common.median_of(rows, f"{case}_over_{baseline(case)}") if baseline(case) else None
+                    if ratio is not None:
+                        ratio_texts[(len(bar_series), g)] = f"x{ratio:.2f}"
+                    measured += 1
+            if any(v is not None for v in values):
+                bar_series.append((common.series_name(name, source, sources), values,
+                                   common.bar_style(source, len(bar_series))))
+    if measured < 2:
+        common.close(fig)
+        return common.Drawn(notes=[f"{check}: {measured} case(s) measured, nothing to compare: see the table"])
+    common.bars(ax, group_names, bar_series, lambda s, g: ratio_texts.get((s, g)))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("solver rate [Mcells/s]")
+    return common.Drawn([common.save(fig, ax, title, out / f"{common.safe(check)}_{stem}.png")])
