@@ -59,9 +59,9 @@ def _unmeasured(case):
     reason out of fail_reason; the checks keep it (and each sweep case left out) in `observations`."""
     seen = case.get("observations") if isinstance(case.get("observations"), dict) else {}
     parts = {}
-    for key in ("skipped_cases", "not_extrapolated"):
+    for key, what in (("skipped_cases", "case {}"), ("not_extrapolated", "extrapolation {} ranks")):
         if isinstance(seen.get(key), dict):
-            parts.update({str(k): str(v) for k, v in seen[key].items()})
+            parts.update({what.format(k): str(v) for k, v in seen[key].items()})
     reason = seen.get("skip_reason") or case.get("acceptance_reason")
     return {"skip_reason": None if reason is None else str(reason), "not_measured": parts}
 

@@ -8,6 +8,7 @@ tables and the provenance.
 """
 import base64
 import datetime
+import fnmatch
 import tempfile
 from collections import OrderedDict
 from pathlib import Path
@@ -15,13 +16,13 @@ from pathlib import Path
 import jinja2
 
 from yeebench import metrics
-from yeebench.results import compare, paper_figures, plots, stats
+from yeebench.results import compare, figures, paper_figures, plots, stats
 from yeebench.results.formats import verdict_text
 from yeebench.results.store import atomic_write_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 CSS_FILE = TEMPLATES / "report.css"
-# the figure that stands for an experiment in the summary, first present wins
+# the figure that stands for a check no experiment module knows (yeebench.results.figures), first present wins
 KEY_METRICS = ("mcells_per_s", "latency_1B", "peak_bw", "bandwidth_peak", "triad_bw", "latency_*",
                "io_seconds_per_step", "parallel_efficiency")
 # worst first: the summary shows a check's worst verdict
@@ -42,8 +43,11 @@ def _fmt(value):
     return str(value)
 
 
-def _key_metric(metrics_present):
-    import fnmatch
+def _key_metric(check, metrics_present):
+    """The experiment's own choice (its comparison ratio or headline figure), else the first generic match."""
+    chosen = figures.key_metric(check, metrics_present)
+    if chosen:
+        return chosen
     for pattern in KEY_METRICS:
         for metric in metrics_present:
             if fnmatch.fnmatchcase(metric, pattern):
@@ -58,29 +62,46 @@ def _best(groups, direction):
     return pick(medians, key=lambda kv: kv[1])
 
 
+def _largest(groups, param):
+    """(key, median) of the case with the largest value of `param`; None without that parameter."""
+    scaled = []
+    for key, rows in groups:
+        try:
+            scaled.append((float(rows[0]["parameters"][param]), key, rows))
+        except (KeyError, TypeError, ValueError):
+            continue
+    if not param or not scaled:
+        return None
+    _, key, rows = max(scaled, key=lambda s: s[0])
+    return key, stats.median([r["value"] for r in rows])
+
+
 def _summary(run, verdicts):
-    """One line per check: key figure (best case), worst verdict, the papers' figures."""
+    """One line per check: its key figure (best case) with that figure's verdict; the other figures'
+    verdicts counted beside it; the papers' figures."""
     by_check = OrderedDict()
     for key, rows in compare.group_rows(run.rows).items():
         by_check.setdefault(key[3], []).append((key, rows))
     lines = []
     for check, groups in by_check.items():
-        metric = _key_metric(list(OrderedDict.fromkeys(k[5] for k, _ in groups)))
+        metric = _key_metric(check, list(OrderedDict.fromkeys(k[5] for k, _ in groups)))
         cases = [(k, rows) for k, rows in groups if k[5] == metric]
         direction = cases[0][1][0]["direction"]
-        key, value = _best(cases, direction)
+        largest = _largest(cases, figures.key_scale(check))
+        key, value = largest or _best(cases, direction)
         sample = dict(cases[0][1][0])
-        check_verdicts = [verdicts[k]["verdict"] for k, _ in groups if k in verdicts]
-        worst = min(check_verdicts, key=VERDICT_ORDER.index) if check_verdicts else None
-        counts = OrderedDict((v, check_verdicts.count(v)) for v in VERDICT_ORDER if check_verdicts.count(v))
+        own = verdicts.get(key, {}).get("verdict")
+        others = [verdicts[k]["verdict"] for k, _ in groups if k in verdicts and k != key]
+        counts = OrderedDict((v, others.count(v)) for v in VERDICT_ORDER if others.count(v))
         papers = _published(groups)
         lines.append({
-            "check": check, "metric": metric, "case": _short_case(key[4], cases),
+            "check": check, "metric": metric,
+            "case": _short_case(key[4], cases, "at the largest of" if largest else "best of"),
             "value": _fmt(value), "unit": sample["unit"] or "",
-            "verdict": "-" if worst is None else verdict_text({"verdict": worst}),
-            "verdict_class": worst or "none",
-            "detail": ", ".join(f"{n} {verdict_text({'verdict': v})}" for v, n in counts.items())
-            if len(counts) > 1 or (counts and worst != "unchanged") else "",
+            "verdict": "-" if own is None else verdict_text(verdicts[key]),
+            "verdict_class": own or "none",
+            "detail": ("other figures: " + ", ".join(f"{n} {verdict_text({'verdict': v})}" for v, n in counts.items()))
+            if counts and set(counts) != {"unchanged"} else "",
             "papers": papers})
     return lines
 
@@ -101,14 +122,14 @@ def _published(groups):
     return out
 
 
-def _short_case(params_text, cases):
+def _short_case(params_text, cases, which="best of"):
     """Only the parameters that differ between the metric's cases: 'binding=core', not all ten."""
     if len(cases) < 2:
         return ""
     split = [dict(p.split("=", 1) for p in k[4].split(",") if "=" in p) for k, _ in cases]
     varying = {name for name in split[0] if len({s.get(name) for s in split}) > 1}
     mine = dict(p.split("=", 1) for p in params_text.split(",") if "=" in p)
-    return "best of " + str(len(cases)) + ": " + ", ".join(f"{k}={mine[k]}" for k in sorted(varying) if k in mine)
+    return f"{which} {len(cases)}: " + ", ".join(f"{k}={mine[k]}" for k in sorted(varying) if k in mine)
 
 
 def _table(run, verdicts):
@@ -165,12 +186,17 @@ def _provenance(prov, label):
 
 
 def _skipped(runs):
+    """Every skipped case and every part of a case left out, each with the reason its check gave."""
     out = []
     for run in runs:
         for prov in run.provenances:
             for case in prov.get("jobs", {}).get("cases", []):
                 if case.get("result") == "skip":
-                    out.append({"check": case.get("testcase"), "reason": case.get("fail_reason") or "no reason given"})
+                    reason = case.get("skip_reason") or case.get("fail_reason") or "no reason recorded"
+                    out.append({"check": case.get("check") or case.get("testcase"), "reason": reason})
+                for part, reason in (case.get("not_measured") or {}).items():
+                    out.append({"check": f"{case.get('check') or case.get('testcase')}, {part}",
+                                "reason": reason})
     return out
 
 
@@ -186,7 +212,8 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
                 for w in (prov.get("plausibility") or {}).get("warnings", [])]
     plot_items = []
     with tempfile.TemporaryDirectory(prefix="yeebench-report-") as tmp:
-        for path in plots.write_plots(runs, tmp, baseline=baseline):
+        paths, not_drawn = plots.write_figures(runs, tmp, baseline=baseline)
+        for path in paths:
             plot_items.append({"name": Path(path).stem,
                                "data": base64.b64encode(Path(path).read_bytes()).decode("ascii")})
     provenances = [_provenance(prov, run.label) for run in runs for prov in (run.provenances or [None])]
@@ -197,7 +224,7 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
         title=", ".join(systems), css=CSS_FILE.read_text(),
         generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         runs=runs, baseline=baseline.label if baseline else None, summary=summary, skipped=_skipped(runs),
-        warnings=warnings, plots=plot_items, tables=[_table(r, v) for r, v in zip(runs, verdicts_by_run)],
+        warnings=warnings, plots=plot_items, not_drawn=not_drawn, tables=[_table(r, v) for r, v in zip(runs, verdicts_by_run)],
         provenances=provenances)
 
 

@@ -35,6 +35,13 @@ def key_metric(check, metrics_present):
     return None
 
 
+def key_scale(check):
+    """The parameter whose largest value picks the summary's case (efficiency at the most cores: the
+    best case of an efficiency is the trivial 100 % of the smallest run); None: the best case."""
+    module = REGISTRY.get(check)
+    return getattr(module, "KEY_AT_LARGEST", {}).get(check)
+
+
 def draw(sources, out_dir):
     """Every registered experiment's figure for the sources (common.Source: runs, then the baseline).
 

@@ -8,6 +8,8 @@ CHECKS = ("FdtdStrongScaling", "FdtdWeakScaling", "FdtdNodeScaling", "FdtdPackin
 KEY = {"FdtdStrongScaling": ("parallel_efficiency",), "FdtdWeakScaling": ("parallel_efficiency",),
        "FdtdNodeScaling": ("efficiency_vs_fewest_nodes",), "FdtdPackingSweep": ("full_over_half_seconds",)}
 
+KEY_AT_LARGEST = {"FdtdStrongScaling": "cores_used", "FdtdWeakScaling": "cores_used", "FdtdPackingSweep": "ranks"}
+
 
 def _cores(row):
     try:
