@@ -105,11 +105,7 @@ def _finish(fig, ax, title, xlabel, ylabel, path, legend=True):
     if legend and ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    import io
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
-    atomic_write_bytes(path, buffer.getvalue())
+    atomic_write_bytes(path, figures.common.png_bytes(fig))
     return path
 
 

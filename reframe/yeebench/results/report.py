@@ -14,6 +14,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 import jinja2
+import PIL.Image
 
 from yeebench import metrics
 from yeebench.results import compare, figures, paper_figures, plots, stats
@@ -200,6 +201,12 @@ def _skipped(runs):
     return out
 
 
+def _marks(path):
+    """Bars or points the figure shows, as its PNG records them ('' when it does not say)."""
+    with PIL.Image.open(path) as image:
+        return image.text.get("yeebench-marks", "")
+
+
 def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
     """The report's HTML text for the runs (RowSource list), against an optional baseline RowSource."""
     verdicts_by_run = []
@@ -214,7 +221,7 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
     with tempfile.TemporaryDirectory(prefix="yeebench-report-") as tmp:
         paths, not_drawn = plots.write_figures(runs, tmp, baseline=baseline)
         for path in paths:
-            plot_items.append({"name": Path(path).stem,
+            plot_items.append({"name": Path(path).stem, "marks": _marks(path),
                                "data": base64.b64encode(Path(path).read_bytes()).decode("ascii")})
     provenances = [_provenance(prov, run.label) for run in runs for prov in (run.provenances or [None])]
     if baseline is not None:

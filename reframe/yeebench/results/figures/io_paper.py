@@ -87,5 +87,39 @@ def draw(check, sources, out):
     right.set_ylabel("time per output step at the largest N [s]")
     right.set_title("extrapolated to 16 and 256 ranks" if extrapolated
                     else "not extrapolated: see the table's notes", fontsize=9)
-    return common.Drawn([common.save(fig, (left, right), f"{check}: output time per format against N^3 "
-                                     "(paper 001, Figs. 1-3)", out / f"{common.safe(check)}_time.png")])
+    drawn = common.Drawn([common.save(fig, (left, right), f"{check}: output time per format against N^3 "
+                                      "(paper 001, Figs. 1-3)", out / f"{common.safe(check)}_time.png")])
+    drawn += _ratio(check, sources, out)
+    return drawn
+
+
+def _ratio(check, sources, out):
+    """Fig. 5: each format's time over ASCII's at the same ranks and N, against all ranks' cells."""
+    fig, ax = common.new()
+    drawn = 0
+    for source in sources:
+        times = _times(source.rows)
+        ascii_times = times.get("ascii", {})
+        for f_index, (fmt, by_p) in enumerate(sorted(times.items())):
+            if fmt == "ascii":
+                continue
+            for p_index, (p, by_n) in enumerate(sorted(by_p.items())):
+                pts = sorted((p * n ** 3, t / ascii_times[p][n]) for n, t in by_n.items()
+                             if ascii_times.get(p, {}).get(n))
+                if not pts:
+                    continue
+                ax.plot([x for x, _ in pts], [r for _, r in pts], marker="o", markersize=4, color=f"C{f_index % 10}",
+                        label=common.series_name(f"{fmt}, ranks={p}", source, sources),
+                        **dict(common.line_style(source), linestyle=_STYLES[p_index % 4]))
+                drawn += len(pts)
+    if drawn < 2:
+        common.close(fig)
+        return common.Drawn(notes=[f"{check}: no ASCII times to compare the other formats with"]
+                            if drawn == 0 else [])
+    ax.axhline(1.0, color="grey", linewidth=0.9, linestyle="--", label="as fast as ASCII")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("cells written per step, all ranks (ranks x N^3)")
+    ax.set_ylabel("time / ASCII time [x] (below 1: faster)")
+    return common.Drawn([common.save(fig, ax, f"{check}: output time relative to ASCII (paper 001, Fig. 5)",
+                                     out / f"{common.safe(check)}_ratio.png")])

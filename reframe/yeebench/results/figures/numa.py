@@ -17,17 +17,18 @@ def _by_placement(rows):
 def _bandwidth(check, sources, out):
     fig, ax = common.new()
     policies = sorted({str(r["parameters"].get("policy")) for s in sources for r in s.rows})
-    kernels = [m for m in ("copy_bw", "triad_bw") if any(r["metric"] == m for s in sources for r in s.rows)]
-    if len(policies) * len(kernels) < 2 or len(policies) < 2 and len(sources) < 2:
+    kernels = sorted({r["metric"] for s in sources for r in s.rows if r["unit"].endswith("B/s")})
+    unit = next((r["unit"] for s in sources for r in s.rows if r["unit"].endswith("B/s")), "GB/s")
+    if not kernels or len(policies) < 2 and len(sources) < 2:
         common.close(fig)
         return common.Drawn(notes=[f"{check}: one memory policy measured ({', '.join(policies)}): "
                                    "its bandwidths are in the table"])
-    series = [(common.series_name(k.replace("_bw", ""), s, sources),
+    series = [(common.series_name(k.rsplit("_", 1)[0] + " kernel", s, sources),
                [common.median_of(s.rows, k, {"policy": p}) for p in policies], common.bar_style(s, i))
               for i, (s, k) in enumerate((s, k) for s in sources for k in kernels)]
     common.bars(ax, [f"policy={p}" for p in policies], series)
     ax.set_xlabel("memory policy (numactl)")
-    ax.set_ylabel("memory bandwidth [GB/s]")
+    ax.set_ylabel(f"memory bandwidth [{unit}]")
     return common.Drawn([common.save(fig, ax, f"{check}: memory bandwidth per NUMA policy",
                                      out / f"{common.safe(check)}_policy.png")])
 

@@ -17,13 +17,13 @@ def test_io_sweep_rows_give_the_time_and_ratio_figures(tmp_path):
     rows.append(_row("ascii_fit_rms_error", 2.0))
     written = plots.write_plots([sources.RowSource("r", rows, [])], tmp_path)
     names = sorted(p.name for p in written)
-    assert "io_time_IoOutputPaper.png" in names and "io_ratio_IoOutputPaper.png" in names
-    assert not any(n.startswith("metric_IoOutputPaper_ascii_p") for n in names)   # claimed, not generic bars
+    assert names == ["IoOutputPaper_ratio.png", "IoOutputPaper_time.png"]   # claimed: no generic bars
     for path in written:
         assert path.read_bytes().startswith(PNG_MAGIC)
 
 
 def test_without_ascii_there_is_no_ratio_figure(tmp_path):
     rows = [_row(f"binary_p1_n{n}_io_s", n * 1e-3) for n in (20, 30)]
-    names = [p.name for p in plots.write_plots([sources.RowSource("r", rows, [])], tmp_path)]
-    assert names == ["io_time_IoOutputPaper.png"]
+    paths, notes = plots.write_figures([sources.RowSource("r", rows, [])], tmp_path)
+    assert [p.name for p in paths] == ["IoOutputPaper_time.png"]
+    assert notes == ["IoOutputPaper: no ASCII times to compare the other formats with"]

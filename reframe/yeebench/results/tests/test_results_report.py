@@ -2,6 +2,7 @@
 rendered in headless Chromium."""
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from results_testutil import REPORT_B, ingested, run_cli, synthetic_run
+from results_testutil import FIXTURES, REPORT_B, ingested, run_cli, synthetic_run
 from yeebench.results import plots, sources, store
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -58,7 +59,7 @@ def test_figure_families_from_rows(tmp_path):
     assert "collective_OSUCollectives_allreduce_latency.png" in names
     assert "solver_FDTDScaling_mcells_per_s_vs_ranks.png" in names
     assert "scaling_FDTDScaling_mcells_per_s_efficiency.png" in names
-    assert "numa_NumaBandwidth_bandwidth.png" in names
+    assert "NumaBandwidth_policy.png" in names  # the experiment's own figure
     assert "metric_SomethingNew_widgets.png" in names  # unknown checks still get a chart
     assert not any("Lonely" in n for n in names)        # but never a single-bar chart
     for path in written:
@@ -148,7 +149,7 @@ def _chromium():
 
 # Run inside the page by the browser's layout engine: text clipped by its box, boxes wider than the
 # page, and labels or plots that overlap their neighbours. The result lands in <pre id="layout">.
-LAYOUT_PROBE = """<script>
+LAYOUT_PROBE = r"""<script>
 window.addEventListener('load', () => {
   const problems = [];
   const name = el => el.tagName + (el.className ? '.' + el.className : '') + ' "' + el.textContent.trim().slice(0, 40) + '"';
@@ -159,6 +160,23 @@ window.addEventListener('load', () => {
     if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== 'visible') problems.push('clipped ' + name(el));
     const r = el.getBoundingClientRect();
     if (r.width > 0 && (r.right > width + 1 || r.left < -1)) problems.push('outside the page ' + name(el));
+  });
+  // a header or term broken inside a word ("verd / ict"): reads as two words
+  document.querySelectorAll('th,dt,summary,h1,h2,h3').forEach(el => {
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+      for (const m of node.data.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        if (new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1)
+          problems.push('word broken ' + name(el) + ' at "' + m[0] + '"');
+      }
+    }
+  });
+  // a chart of one bar or one point says less than the table's row
+  document.querySelectorAll('figure').forEach(f => {
+    if (!(Number(f.dataset.marks) >= 2)) problems.push('chart of ' + (f.dataset.marks || 'unknown') + ' mark(s) ' + name(f));
   });
   const overlap = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
   const groups = [...document.querySelectorAll('tr')].map(tr => [...tr.children])
@@ -201,14 +219,14 @@ def test_layout_probe_sees_clipping_and_overlap(tmp_path):
 
 
 SCREENSHOTS = Path(__file__).resolve().parents[4] / "build" / "report-screenshots"
+SMOKE_RUN = FIXTURES / "reports" / "suite_smoke_run.json"
 
 
-@pytest.mark.parametrize("width", [1280, 800])
-def test_report_layout_in_headless_chromium(tmp_path, width):
+def check_layout(report, tmp_path, width, shot_name):
+    """The report in headless Chromium at `width`: no layout problem, every section, a screenshot kept."""
     browser = _chromium()
     if browser is None:
         pytest.skip("chromium is not installed (Debian package 'chromium'); cannot render the report")
-    report = _report(tmp_path)
     probed = tmp_path / "probed.html"
     probed.write_text(report.read_text().replace("</body>", LAYOUT_PROBE + "</body>"))
     flags, dom, layout = _probe(browser, probed, tmp_path, width)
@@ -216,10 +234,39 @@ def test_report_layout_in_headless_chromium(tmp_path, width):
     for heading in ("Summary", "Plots", "All figures", "Provenance"):
         assert re.search(rf"<h2>{heading}</h2>", dom), heading
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shot = SCREENSHOTS / f"report-{width}px.png"
+    shot = SCREENSHOTS / f"{shot_name}-{width}px.png"
     subprocess.run(flags + [f"--screenshot={shot}", report.as_uri()], capture_output=True, text=True, timeout=180)
     data = shot.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 50_000  # a blank page compresses to a few kB
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_report_layout_in_headless_chromium(tmp_path, width):
+    check_layout(_report(tmp_path), tmp_path, width, "report")
+
+
+def report_of(reframe_report, tmp_path):
+    run = ingested(tmp_path, reframe_report)
+    out = tmp_path / "report.html"
+    proc = run_cli("results", "report", run, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_layout_of_a_recorded_smoke_run(tmp_path, width):
+    """`make run` on a 2-core machine (ReFrame 4.10): the charts real runs give, not only the fixtures'."""
+    check_layout(report_of(SMOKE_RUN, tmp_path), tmp_path, width, "smoke-run-recorded")
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_layout_of_this_checkouts_smoke_run(tmp_path, width):
+    """The report of the smoke run the `test-suite` stage just made (make test-suite-report)."""
+    report = os.environ.get("YEEBENCH_SUITE_REPORT")
+    if not report:
+        pytest.skip("YEEBENCH_SUITE_REPORT is not set: `make test-suite-report` sets it after `make test-suite`")
+    assert Path(report).is_file(), f"{report}: the test-suite stage wrote no report"
+    check_layout(report_of(Path(report), tmp_path), tmp_path, width, "smoke-run")
 
 
 def test_report_refuses_unreadable_run(tmp_path):
@@ -237,10 +284,12 @@ def test_suite_report_fixture_gives_solver_scaling_and_numa_figures(tmp_path):
     assert {r["direction_source"] for r in rows} == {"declared"}
     weak = [r for r in rows if r["check"] == "FdtdWeakScaling" and r["metric"] == "mcells_per_s"]
     assert sorted(r["parameters"]["cores_used"] for r in weak) == [1, 2]
-    names = {p.name for p in plots.write_plots([sources.load_source(run)], tmp_path / "png")}
-    # the check's own parallel_efficiency: the plot uses the table's definition
-    assert {"scaling_FdtdWeakScaling_parallel_efficiency.png", "numa_NumaBandwidth_bandwidth.png",
-            "solver_NumaSolver_mcells_per_s_binding_policy.png"} <= names
+    paths, notes = plots.write_figures([sources.load_source(run)], tmp_path / "png")
+    # the check's own parallel_efficiency against cores; bandwidth per policy
+    assert {"FdtdWeakScaling_efficiency.png", "NumaBandwidth_policy.png"} <= {p.name for p in paths}
+    # one NUMA policy measured: a number in the table and a line saying so, not a chart of one bar
+    assert not any("NumaSolver" in p.name for p in paths)
+    assert "NumaSolver: one case measured (policy=localalloc): its mcells_per_s is in the table" in notes
 
 
 def test_covarying_parameters_do_not_split_scaling_lines():
