@@ -1,0 +1,103 @@
+"""One figure per experiment: what each draws, what it leaves to the table (with a line saying why),
+the summary's key figure chosen by the experiment, and skips listed with the check's reason."""
+import copy
+import json
+
+import matplotlib.pyplot as plt
+
+from results_testutil import REPORT_A, ingested, run_cli
+from test_results_report import _rows
+from yeebench.results import figures, plots, report, sources
+
+
+def _source(entries):
+    return sources.RowSource("r", _rows("r", entries), [])
+
+
+def test_marks_count_bars_and_distinct_points_not_reference_lines():
+    fig, ax = plt.subplots()
+    ax.bar([0], [3.0])
+    assert figures.common.marks(fig) == 1
+    ax.bar([1], [4.0])
+    assert figures.common.marks(fig) == 2
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [1, 2, 3])
+    ax.axhline(1.0)
+    assert figures.common.marks(fig) == 3
+    plt.close("all")
+
+
+def _binding_sweep():
+    rates = {"per_node": 250, "per_socket": 350, "per_core": 640}
+    entries = [("FdtdBindingSweep", {"nodes": 0}, f"{case}_mcells_per_s", "Mcells/s", "higher", [v])
+               for case, v in rates.items()]
+    entries += [("FdtdBindingSweep", {"nodes": 0}, f"{case}_over_per_core", "x", "higher", [v / 640])
+                for case, v in rates.items() if case != "per_core"]
+    return entries
+
+
+def test_binding_sweep_is_one_chart_of_its_placements(tmp_path):
+    paths, notes = plots.write_figures([_source(_binding_sweep())], tmp_path)
+    assert [p.name for p in paths] == ["FdtdBindingSweep_placement.png"] and notes == []
+
+
+def test_an_experiment_whose_parameters_do_not_vary_is_a_line_not_a_chart(tmp_path):
+    src = _source([("FdtdJobBalance", {"load": 1.0}, "mcells_per_s", "Mcells/s", "higher", [200, 210])])
+    paths, notes = plots.write_figures([src], tmp_path)
+    assert paths == []
+    assert notes == ["FdtdJobBalance: one point measured (load=1.0); the figure needs two or more: see the table"]
+
+
+def test_job_balance_draws_rate_against_processes_per_core(tmp_path):
+    src = _source([("FdtdJobBalance", {"load": load, "num_tasks": int(4 * load)}, "mcells_per_s", "Mcells/s",
+                    "higher", [100 * load]) for load in (0.5, 1.0, 2.0)])
+    paths, notes = plots.write_figures([src], tmp_path)
+    assert [p.name for p in paths] == ["FdtdJobBalance_load.png"] and notes == []
+
+
+def test_summary_shows_the_comparison_ratio_of_a_sweep():
+    (line,) = report._summary(_source(_binding_sweep()), {})
+    assert line["metric"] == "per_socket_over_per_core" and line["value"] == "0.5469"
+
+
+def test_summary_shows_scaling_efficiency_at_the_most_cores_not_the_trivial_best():
+    entries = [("FdtdStrongScaling", {"cores_used": c, "num_tasks": c}, "parallel_efficiency", "%", "higher", [e])
+               for c, e in ((1, 100.0), (2, 80.0), (4, 60.0))]
+    (line,) = report._summary(_source(entries), {})
+    assert line["metric"] == "parallel_efficiency" and line["value"] == "60"
+    assert line["case"].startswith("at the largest of 3: cores_used=4")
+
+
+def test_key_figure_verdict_is_its_own_not_the_worst_of_the_check():
+    rows = _binding_sweep()
+    src = _source(rows)
+    keys = {k[5]: k for k in report.compare.group_rows(src.rows)}
+    verdicts = {keys["per_socket_over_per_core"]: {"verdict": "improved"},
+                keys["per_node_mcells_per_s"]: {"verdict": "regressed"}}
+    (line,) = report._summary(src, verdicts)
+    assert line["verdict"] == "improved" and line["detail"] == "other figures: 1 regressed"
+
+
+def test_skips_and_cases_left_out_are_listed_with_the_checks_reason(tmp_path):
+    data = json.loads(REPORT_A.read_text())
+    cases = data["runs"][0]["testcases"]
+    skipped = copy.deepcopy(cases[-1])
+    skipped.update(result="skip", fail_reason=None, fail_phase=None, perfvalues={}, unique_name="FixtureNodes_0",
+                   display_name="FixtureNodes %ranks=2",
+                   observations={"skip_reason": "node scaling needs 2 nodes or more; local:default has 1"})
+    cases.append(skipped)
+    cases[0]["observations"] = {"skipped_cases": {"ucc": "this Open MPI has no coll/ucc component (ompi_info)"}}
+    path = tmp_path / "with-skips.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "r.html"
+    assert run_cli("results", "report", ingested(tmp_path, path), "-o", out).returncode == 0
+    text = out.read_text()
+    assert "<b>FixtureNodes</b>: node scaling needs 2 nodes or more; local:default has 1" in text
+    assert "<b>FixturePt2pt, case ucc</b>: this Open MPI has no coll/ucc component (ompi_info)" in text
+    assert "no reason" not in text
+
+
+def test_registry_names_a_key_figure_for_every_check_it_draws():
+    for check, module in figures.REGISTRY.items():
+        assert figures.key_patterns(check), check
+        assert callable(module.draw)
