@@ -1,9 +1,17 @@
 # results/results.mk: the results tooling's tests and the CI performance-regression gate
 # (included by the top-level Makefile).
 PYTEST_PATHS += reframe/yeebench/results/tests
-TEST_TARGETS += test-gate
+TEST_TARGETS += test-gate test-suite-report
 
-.PHONY: test-gate gate-benchmark
+.PHONY: test-gate gate-benchmark test-suite-report
+
+# The HTML report of the smoke run that `test-suite` just made, in headless Chromium: the layout checks
+# on a real run's figures (about 20 s; the smoke set is not run again). Screenshots:
+# $(BUILD)/report-screenshots/smoke-run-{1280,800}px.png
+test-suite-report: venv
+	@test -s $(SUITE_REPORT) || { echo "$@: $(SUITE_REPORT) is missing: run 'make test-suite' first"; exit 2; }
+	YEEBENCH_SUITE_REPORT=$(SUITE_REPORT) $(VENV)/bin/pytest -q -p no:cacheprovider \
+	  reframe/yeebench/results/tests/test_results_report.py -k this_checkouts_smoke_run
 
 # Two short runs of the gate check, ingested and compared with default settings: must pass.
 test-gate: venv

@@ -207,6 +207,12 @@ def _marks(path):
         return image.text.get("yeebench-marks", "")
 
 
+def _wide(path):
+    """A figure of panels side by side gets the page's width: halved, its labels would be unreadable."""
+    with PIL.Image.open(path) as image:
+        return image.width > 2 * image.height
+
+
 def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
     """The report's HTML text for the runs (RowSource list), against an optional baseline RowSource."""
     verdicts_by_run = []
@@ -221,7 +227,7 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
     with tempfile.TemporaryDirectory(prefix="yeebench-report-") as tmp:
         paths, not_drawn = plots.write_figures(runs, tmp, baseline=baseline)
         for path in paths:
-            plot_items.append({"name": Path(path).stem, "marks": _marks(path),
+            plot_items.append({"name": Path(path).stem, "marks": _marks(path), "wide": _wide(path),
                                "data": base64.b64encode(Path(path).read_bytes()).decode("ascii")})
     provenances = [_provenance(prov, run.label) for run in runs for prov in (run.provenances or [None])]
     if baseline is not None:

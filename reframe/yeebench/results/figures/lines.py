@@ -47,6 +47,7 @@ def draw(check, sources, out, *, select, x_of, x_param, xlabel, ylabel, title, s
         ax.set_yscale("log")
     else:
         ax.set_ylim(bottom=0)
+        ax.set_xticks(sorted(xs_seen))  # the counts measured (1, 2, 4 cores), not 1.2 or 1.4 cores
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     return common.Drawn([common.save(fig, ax, title, out / f"{common.safe(check)}_{stem}.png")])

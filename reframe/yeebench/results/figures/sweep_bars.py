@@ -51,6 +51,8 @@ def draw(check, sources, out, *, baseline, group_of, series_of, groups, series, 
                     ratio = common.median_of(rows, f"{case}_over_{baseline(case)}") if baseline(case) else None
                     if ratio is not None:
                         ratio_texts[(len(bar_series), g)] = f"x{ratio:.2f}"
+                    elif baseline(case) == case:
+                        ratio_texts[(len(bar_series), g)] = "base"
                     measured += 1
             if any(v is not None for v in values):
                 bar_series.append((common.series_name(name, source, sources), values,

@@ -153,6 +153,7 @@ LAYOUT_PROBE = r"""<script>
 window.addEventListener('load', () => {
   const problems = [];
   const name = el => el.tagName + (el.className ? '.' + el.className : '') + ' "' + el.textContent.trim().slice(0, 40) + '"';
+  const height = document.documentElement.scrollHeight;  // as the reader first sees it: tables collapsed
   document.querySelectorAll('details').forEach(d => d.open = true);
   const width = document.documentElement.clientWidth;
   if (document.documentElement.scrollWidth > width + 1) problems.push('page scrolls sideways');
@@ -188,7 +189,8 @@ window.addEventListener('load', () => {
   });
   const out = document.createElement('pre');
   out.id = 'layout';
-  out.textContent = JSON.stringify({checked: document.querySelectorAll('td,th,figure').length, problems});
+  out.textContent = JSON.stringify({checked: document.querySelectorAll('td,th,figure').length, problems,
+                                    height});
   document.body.appendChild(out);
 });
 </script>"""
@@ -222,6 +224,11 @@ SCREENSHOTS = Path(__file__).resolve().parents[4] / "build" / "report-screenshot
 SMOKE_RUN = FIXTURES / "reports" / "suite_smoke_run.json"
 
 
+def _page_height(dom):
+    found = re.search(r'"height":(\d+)', dom)
+    return min(int(found.group(1)) + 40, 16000) if found else 1600
+
+
 def check_layout(report, tmp_path, width, shot_name):
     """The report in headless Chromium at `width`: no layout problem, every section, a screenshot kept."""
     browser = _chromium()
@@ -235,7 +242,9 @@ def check_layout(report, tmp_path, width, shot_name):
         assert re.search(rf"<h2>{heading}</h2>", dom), heading
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shot = SCREENSHOTS / f"{shot_name}-{width}px.png"
-    subprocess.run(flags + [f"--screenshot={shot}", report.as_uri()], capture_output=True, text=True, timeout=180)
+    # the whole page (a window as tall as the report), so that every figure is in the picture
+    tall = [f for f in flags if not f.startswith("--window-size")] + [f"--window-size={width},{_page_height(dom)}"]
+    subprocess.run(tall + [f"--screenshot={shot}", report.as_uri()], capture_output=True, text=True, timeout=180)
     data = shot.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 50_000  # a blank page compresses to a few kB
 
@@ -266,6 +275,7 @@ def test_layout_of_this_checkouts_smoke_run(tmp_path, width):
     if not report:
         pytest.skip("YEEBENCH_SUITE_REPORT is not set: `make test-suite-report` sets it after `make test-suite`")
     assert Path(report).is_file(), f"{report}: the test-suite stage wrote no report"
+    assert _chromium(), "chromium is not installed (Debian package 'chromium', in `make deps-test`)"
     check_layout(report_of(Path(report), tmp_path), tmp_path, width, "smoke-run")
 
 
