@@ -196,9 +196,11 @@ def cmd_plot(args):
     from yeebench.results import plots, sources
     runs = [sources.load_source(r) for r in args.run]
     baseline = sources.load_sources([args.baseline]) if args.baseline else None
-    written = plots.write_plots(runs, Path(args.output_dir), baseline=baseline)
+    written, not_drawn = plots.write_figures(runs, Path(args.output_dir), baseline=baseline)
     for path in written:
         print(path)
+    for line in not_drawn:  # a figure the run cannot fill: why, on stderr; the paths stay the output
+        print(f"not drawn: {line}", file=sys.stderr)
     return 0
 
 

@@ -18,6 +18,7 @@ import PIL.Image
 
 from yeebench import metrics
 from yeebench.results import compare, figures, paper_figures, plots, stats
+from yeebench.results.figures import acceptance
 from yeebench.results.formats import verdict_text
 from yeebench.results.store import atomic_write_text
 
@@ -237,6 +238,7 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
         title=", ".join(systems), css=CSS_FILE.read_text(),
         generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         runs=runs, baseline=baseline.label if baseline else None, summary=summary, skipped=_skipped(runs),
+        signoff=acceptance.signoff(runs),
         warnings=warnings, plots=plot_items, not_drawn=not_drawn, tables=[_table(r, v) for r, v in zip(runs, verdicts_by_run)],
         provenances=provenances)
 

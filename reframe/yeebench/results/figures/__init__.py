@@ -11,7 +11,7 @@ import fnmatch
 from collections import OrderedDict
 from pathlib import Path
 
-from yeebench.results.figures import (binding, collectives, common, io_cases, io_paper, job_balance, messages, numa,
+from yeebench.results.figures import (acceptance, binding, collectives, common, io_cases, io_paper, job_balance, messages, numa,
                                       pt2pt, scaling)
 
 MODULES = (pt2pt, collectives, binding, numa, scaling, job_balance, io_paper, io_cases, messages)
@@ -50,12 +50,15 @@ def draw(sources, out_dir):
     """
     out_dir = Path(out_dir)
     by_check = OrderedDict()
+    acceptance_checks = set()
     for source in sources:
         for row in source.rows:
             if row["check"] in REGISTRY:
                 by_check.setdefault(row["check"], None)
+            elif acceptance.is_acceptance(row["check"]):
+                acceptance_checks.add(row["check"])  # the report's sign-off table, not a chart
     drawn = common.Drawn()
     for check in by_check:
         mine = [common.Source(s.label, [r for r in s.rows if r["check"] == check], s.is_baseline) for s in sources]
         drawn += REGISTRY[check].draw(check, [s for s in mine if s.rows], out_dir)
-    return drawn, set(by_check)
+    return drawn, set(by_check) | acceptance_checks

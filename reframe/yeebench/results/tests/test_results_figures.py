@@ -6,7 +6,7 @@ import json
 import matplotlib.pyplot as plt
 
 from results_testutil import REPORT_A, ingested, run_cli
-from test_results_report import _rows
+from test_results_report import _rows, check_layout
 from yeebench.results import figures, plots, report, sources
 
 
@@ -101,3 +101,26 @@ def test_registry_names_a_key_figure_for_every_check_it_draws():
     for check, module in figures.REGISTRY.items():
         assert figures.key_patterns(check), check
         assert callable(module.draw)
+
+
+def test_acceptance_checks_are_the_sign_off_table_not_charts(tmp_path):
+    data = json.loads(REPORT_A.read_text())
+    cases = data["runs"][0]["testcases"]
+    for case in cases:
+        if case["display_name"].startswith("FixtureSolver"):
+            case["display_name"] = case["display_name"].replace("FixtureSolver", "AcceptanceScaling")
+        if case["display_name"].startswith("FixtureFailing"):
+            case["display_name"] = "AcceptanceStorage"
+            case["fail_reason"] = "storage bandwidth 12 MB/s, below the required 100 MB/s\nmore"
+    path = tmp_path / "acceptance.json"
+    path.write_text(json.dumps(data))
+    run = ingested(tmp_path, path)
+    paths, _ = plots.write_figures([sources.load_source(run)], tmp_path / "png")
+    assert not any("Acceptance" in p.name for p in paths)
+    out = tmp_path / "r.html"
+    assert run_cli("results", "report", run, "-o", out).returncode == 0
+    text = out.read_text()
+    assert "<h2>Acceptance sign-off</h2>" in text
+    assert "<td>FAIL</td>" in text and "storage bandwidth 12 MB/s, below the required 100 MB/s</td>" in text
+    assert "<td>PASS</td>" in text and "mcells_per_s" in text
+    check_layout(out, tmp_path, 800, "acceptance-fixture")
