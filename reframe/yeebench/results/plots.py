@@ -1,8 +1,9 @@
-"""`yeebench results plot`: PNG figures chosen from the rows' checks, metrics and parameters.
+"""`yeebench results plot`: PNG figures, one per experiment, then generic ones for unknown checks.
 
-Each figure family claims the rows it understands; every row left over still
-appears in a generic bar chart per (check, metric), so a run of unknown checks
-is plotted too. Points are medians of the repeats, error bars span min..max;
+The experiments' own figures come first (yeebench.results.figures: one module per experiment,
+a registry of checks). For checks no module knows, each generic family below claims the rows
+it understands; every row left over appears in a bar chart per (check, metric) when it has
+two bars or more, so a run of unknown checks is plotted too. Points are medians of the repeats, error bars span min..max;
 a baseline, when given, is drawn dashed (lines) or hatched (bars).
 """
 import math
@@ -292,7 +293,7 @@ def _solver(sources, out, used):
                     per_source.append((src_label, series, is_baseline))
             _plot_lines(ax, per_source, log=False)
             path = Path(out) / f"solver_{_safe(check)}_{_safe(metric)}_vs_ranks.png"
-            written.append(_finish(fig, ax, f"{check}: {metric} per binding x NUMA policy vs ranks",
+            written.append(_finish(fig, ax, f"{check}: {metric} against ranks",
                                    "ranks / cores", f"{metric} [{unit}]", path))
             efficiency = _efficiency_rows(sources, check, used)
             if efficiency:
@@ -304,7 +305,7 @@ def _solver(sources, out, used):
         else:
             _grouped_bars(ax, sources, members, _BINDING_PARAMS, _POLICY_PARAMS)
             path = Path(out) / f"solver_{_safe(check)}_{_safe(metric)}_binding_policy.png"
-            written.append(_finish(fig, ax, f"{check}: {metric} per binding x NUMA policy",
+            written.append(_finish(fig, ax, f"{check}: {metric} per case",
                                    "binding / placement", f"{metric} [{unit}]", path))
     return written
 

@@ -2,9 +2,10 @@
 CSS, no scripts, no external resources) that opens offline.
 
 Rendered from templates/report.html.j2 (Jinja2, autoescaping on). Reading order: a summary
-(one line per experiment: its key figure, its verdict against the baseline, the seed paper's
-published figure beside it), plausibility warnings, plots, then every figure in collapsed
-tables and the provenance.
+(one line per experiment: the key figure its figure module chose, that figure's verdict against
+the baseline, the seed paper's published figure beside it; then every skipped or left-out case
+with its reason), the acceptance sign-off, plausibility warnings, one figure per experiment
+(or a line saying why not), then every figure in collapsed tables and the provenance.
 """
 import base64
 import datetime

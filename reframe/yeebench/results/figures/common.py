@@ -52,12 +52,6 @@ def median_of(rows, metric, where=None):
     return stats.median(values) if values else None
 
 
-def spread_of(rows, metric, where=None):
-    values = [r["value"] for r in rows if r["metric"] == metric
-              and all(str(r["parameters"].get(k)) == str(v) for k, v in (where or {}).items())]
-    return (min(values), max(values)) if values else (None, None)
-
-
 def matching(rows, pattern):
     """Rows whose metric matches a regular expression (full match); the match object rides along."""
     out = []

@@ -5,14 +5,11 @@ The checks record the curve as its alpha-beta (Hockney) fit plus a few measured 
 at 1 B and 4 KB, peak bandwidth): the fit is drawn as the line, the measured points as markers on
 it, so a reader sees both the model and how well it holds.
 """
-import re
-
 from yeebench.results.figures import common
 
 CHECKS = ("NetPIPEPt2Pt", "OsuPt2Pt")
 KEY = ("latency_1B", "peak_bw", "peak_bibw")
 
-_SIZE = re.compile(r"latency_(\d+)(B|KB|MB)")
 _FACTOR = {"B": 1, "KB": 1024, "MB": 2 ** 20}
 _SERIES_PARAMS = ("locality", "transport", "benchmark", "buffers")
 
@@ -39,8 +36,8 @@ def draw(check, sources, out):
     fig, (lat, bw) = common.new(common.WIDE, panels=2)
     points = 0
     largest = 1
-    for found, row in common.matching([r for s in sources for r in s.rows], r"n_half"):
-        largest = max(largest, row["value"] * 4)
+    for _, row in common.matching([r for s in sources for r in s.rows], r"n_half"):
+        largest = max(largest, row["value"] * 4)  # the curve well past its half-bandwidth size
     sizes = [2.0 ** e for e in range(0, 1 + int(max(largest, 65536)).bit_length())]
     for source in sources:
         for index, (name, (params, rows)) in enumerate(sorted(_curves(source.rows).items())):
