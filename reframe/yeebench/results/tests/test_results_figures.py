@@ -124,3 +124,43 @@ def test_acceptance_checks_are_the_sign_off_table_not_charts(tmp_path):
     assert "<td>FAIL</td>" in text and "storage bandwidth 12 MB/s, below the required 100 MB/s</td>" in text
     assert "<td>PASS</td>" in text and "mcells_per_s" in text
     check_layout(out, tmp_path, 800, "acceptance-fixture")
+
+
+def _texts_and_labels(monkeypatch, src, tmp_path):
+    """Draw the sources and keep what the saved figure says: texts on the axes, legend entries."""
+    seen = {}
+
+    def keep(fig, axes, title, path):
+        seen["texts"] = [t.get_text() for ax in fig.axes for t in ax.texts]
+        seen["legend"] = [name for ax in fig.axes for name in ax.get_legend_handles_labels()[1]]
+        seen["xlabels"] = [ax.get_xlabel() for ax in fig.axes]
+        seen["ylabels"] = [ax.get_ylabel() for ax in fig.axes]
+        figures.common.close(fig)
+        return path
+
+    monkeypatch.setattr(figures.common, "save", keep)
+    plots.write_figures([src], tmp_path)
+    return seen
+
+
+def test_the_ratio_on_a_bar_is_the_checks_own(monkeypatch, tmp_path):
+    entries = [e if e[2] != "per_socket_over_per_core" else e[:5] + ([0.5],) for e in _binding_sweep()]
+    seen = _texts_and_labels(monkeypatch, _source(entries), tmp_path)
+    assert "x0.50" in seen["texts"] and "base" in seen["texts"]   # 350/640 would read x0.55
+    assert all("[" in y for y in seen["ylabels"])                  # a unit on the value axis
+
+
+def test_pt2pt_lines_are_named_by_locality_and_transport(monkeypatch, tmp_path):
+    entries = []
+    for locality, alpha in (("intra", 0.4), ("inter", 3.0)):
+        params = {"locality": locality, "transport": "ob1-tcp", "num_tasks_per_node": 2 if locality == "intra" else 1}
+        entries += [("NetPIPEPt2Pt", params, "hockney_alpha", "us", "lower", [alpha]),
+                    ("NetPIPEPt2Pt", params, "hockney_beta", "ns/B", "lower", [0.2]),
+                    ("NetPIPEPt2Pt", params, "latency_1B", "us", "lower", [alpha]),
+                    ("NetPIPEPt2Pt", params, "peak_bw", "MB/s", "higher", [4000])]
+    seen = _texts_and_labels(monkeypatch, _source(entries), tmp_path)
+    # named by what differs between the lines, not by what only follows from it (tasks per node)
+    assert any(t.startswith("locality=inter: fit 3 us") for t in seen["legend"])
+    assert any(t.startswith("locality=intra: fit 0.4 us") for t in seen["legend"])
+    assert not any("num_tasks_per_node" in t for t in seen["legend"])
+    assert seen["xlabels"] == ["message size [B]"] * 2
