@@ -63,7 +63,9 @@ def _unmeasured(case):
         if isinstance(seen.get(key), dict):
             parts.update({what.format(k): str(v) for k, v in seen[key].items()})
     reason = seen.get("skip_reason") or case.get("acceptance_reason")
-    return {"skip_reason": None if reason is None else str(reason), "not_measured": parts}
+    verdict = case.get("acceptance_verdict")  # an acceptance check that passed without measuring
+    return {"skip_reason": None if reason is None else str(reason), "not_measured": parts,
+            "acceptance_verdict": None if verdict is None else str(verdict)}
 
 
 def build_rows(report, run_id):

@@ -32,6 +32,8 @@ def signoff(runs):
                     continue
                 result = case.get("result") or "unknown"
                 verdict = VERDICTS.get(result, NOT_MEASURED)
+                if verdict == PASS and case.get("acceptance_verdict") == NOT_MEASURED:
+                    verdict = NOT_MEASURED  # it ran, but had nothing it could honestly measure
                 reason = case.get("skip_reason") or (case.get("fail_reason") or "").strip().split("\n")[0]
                 if not reason:
                     reason = {"skip": UNEXPLAINED_SKIP}.get(result, "-" if verdict == PASS else "no reason recorded")

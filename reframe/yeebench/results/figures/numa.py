@@ -23,13 +23,20 @@ def _bandwidth(check, sources, out):
         common.close(fig)
         return common.Drawn(notes=[f"{check}: one memory policy measured ({', '.join(policies)}): "
                                    "its bandwidths are in the table"])
-    series = [(common.series_name(k.rsplit("_", 1)[0] + " kernel", s, sources),
-               [common.median_of(s.rows, k, {"policy": p}) for p in policies], common.bar_style(s, i))
-              for i, (s, k) in enumerate((s, k) for s in sources for k in kernels)]
-    common.bars(ax, [f"policy={p}" for p in policies], series)
+    series, texts = [], {}
+    for s in sources:
+        for k in kernels:
+            values = [common.median_of(s.rows, k, {"policy": p}) for p in policies]
+            base = values[policies.index("none")] if "none" in policies else None
+            for g, value in enumerate(values):
+                if base and value is not None:   # each policy's bandwidth over no policy, same kernel
+                    texts[(len(series), g)] = "base" if policies[g] == "none" else f"x{value / base:.2f}"
+            series.append((common.series_name(k.rsplit("_", 1)[0] + " kernel", s, sources), values,
+                           common.bar_style(s, len(series))))
+    common.bars(ax, [f"policy={p}" for p in policies], series, lambda s, g: texts.get((s, g)))
     ax.set_xlabel("memory policy (numactl)")
     ax.set_ylabel(f"memory bandwidth [{unit}]")
-    return common.Drawn([common.save(fig, ax, f"{check}: memory bandwidth per NUMA policy",
+    return common.Drawn([common.save(fig, ax, f"{check}: memory bandwidth per NUMA policy (on the bars: over no policy)",
                                      out / f"{common.safe(check)}_policy.png")])
 
 

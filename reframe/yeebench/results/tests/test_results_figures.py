@@ -112,6 +112,8 @@ def test_acceptance_checks_are_the_sign_off_table_not_charts(tmp_path):
         if case["display_name"].startswith("FixtureFailing"):
             case["display_name"] = "AcceptanceStorage"
             case["fail_reason"] = "storage bandwidth 12 MB/s, below the required 100 MB/s\nmore"
+    cases[0].update(display_name="AcceptanceMulticast", acceptance_verdict="NOT MEASURED",
+                    acceptance_reason="every receiver ran on the sender's node; run on 2 or more nodes")
     path = tmp_path / "acceptance.json"
     path.write_text(json.dumps(data))
     run = ingested(tmp_path, path)
@@ -123,6 +125,8 @@ def test_acceptance_checks_are_the_sign_off_table_not_charts(tmp_path):
     assert "<h2>Acceptance sign-off</h2>" in text
     assert "<td>FAIL</td>" in text and "storage bandwidth 12 MB/s, below the required 100 MB/s</td>" in text
     assert "<td>PASS</td>" in text and "mcells_per_s" in text
+    assert ("<td>NOT MEASURED</td>\n        <td>every receiver ran on the sender&#39;s node; run on 2 or more nodes</td>"
+            in text)  # passed, but measured nothing: not a PASS
     check_layout(out, tmp_path, 800, "acceptance-fixture")
 
 

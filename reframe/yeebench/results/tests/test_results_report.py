@@ -163,7 +163,8 @@ window.addEventListener('load', () => {
     if (r.width > 0 && (r.right > width + 1 || r.left < -1)) problems.push('outside the page ' + name(el));
   });
   // a header or term broken inside a word ("verd / ict"): reads as two words
-  document.querySelectorAll('th,dt,summary,h1,h2,h3').forEach(el => {
+  document.querySelectorAll('th,dt,summary,h1,h2,h3,table.summary td:first-child,table.signoff td:first-child')
+      .forEach(el => {
     const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let node = walk.nextNode(); node; node = walk.nextNode()) {
       for (const m of node.data.matchAll(/\S+/g)) {
