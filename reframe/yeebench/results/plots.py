@@ -373,7 +373,9 @@ def _scaling_efficiency(per_source, check, metric, out):
 
 def _grouped_bars(ax, sources, members, outer_keys, inner_keys):
     """Bars grouped by the outer parameter (e.g. binding), one bar per inner value (e.g. policy) and source."""
-    outer_of = lambda row: str(_first(row["parameters"], outer_keys)[1] or _label(row["parameters"]))  # noqa: E731
+    def outer_of(row):
+        key, value = _first(row["parameters"], outer_keys)
+        return f"{key}={value}" if key else _label(row["parameters"])
     inner_of = lambda row: str(_first(row["parameters"], inner_keys)[1] or "")  # noqa: E731
     outers = list(OrderedDict.fromkeys(outer_of(r) for _, r in members))
     bars = list(OrderedDict.fromkeys((s, inner_of(r)) for s, r in members))
@@ -392,14 +394,9 @@ def _grouped_bars(ax, sources, members, outer_keys, inner_keys):
         ax.bar(positions, heights, width, yerr=[lo, hi], capsize=2, label=name,
                hatch="//" if is_baseline else None, alpha=0.6 if is_baseline else 1.0)
     ax.set_xticks(range(len(outers)))
-    # short labels: the values only ('2, 1'), the parameter names once in the axis label
-    keys = sorted({k for _, r in members for k in r["parameters"]} - set(outer_keys))
-    if not any(k in outer_keys for _, r in members for k in r["parameters"]):
-        outers_short = [", ".join(v.split("=", 1)[-1] for v in o.split(", ")) for o in outers]
-        ax.set_xlabel(", ".join(keys) or "parameters")
-    else:
-        outers_short = outers
-    ax.set_xticklabels(outers_short, fontsize=8)
+    # names with their values ('ranks=2, threads=1'): a bare '2, 1' reads as nothing
+    ax.set_xticklabels(outers, fontsize=8)
+    ax.set_xlabel("case")
 
 
 def _numa(sources, out, used):
