@@ -99,7 +99,7 @@ def _summary(run, verdicts):
         papers = _published(groups)
         lines.append({
             "check": check, "metric": metric,
-            "case": _short_case(key[4], cases, "at the largest of" if largest else "best of"),
+            "case": _at_largest(key, cases, figures.key_scale(check)) if largest else _short_case(key[4], cases),
             "value": _fmt(value), "unit": sample["unit"] or "",
             "verdict": "-" if own is None else verdict_text(verdicts[key]),
             "verdict_class": own or "none",
@@ -125,14 +125,20 @@ def _published(groups):
     return out
 
 
-def _short_case(params_text, cases, which="best of"):
+def _at_largest(key, cases, param):
+    """'at cores_used=4, the largest of 3': the parameters that only follow from it are left out."""
+    mine = dict(p.split("=", 1) for p in key[4].split(",") if "=" in p)
+    return f"at {param}={mine.get(param)}, the largest of {len(cases)}"
+
+
+def _short_case(params_text, cases):
     """Only the parameters that differ between the metric's cases: 'binding=core', not all ten."""
     if len(cases) < 2:
         return ""
     split = [dict(p.split("=", 1) for p in k[4].split(",") if "=" in p) for k, _ in cases]
     varying = {name for name in split[0] if len({s.get(name) for s in split}) > 1}
     mine = dict(p.split("=", 1) for p in params_text.split(",") if "=" in p)
-    return f"{which} {len(cases)}: " + ", ".join(f"{k}={mine[k]}" for k in sorted(varying) if k in mine)
+    return f"best of {len(cases)}: " + ", ".join(f"{k}={mine[k]}" for k in sorted(varying) if k in mine)
 
 
 def _table(run, verdicts):

@@ -65,7 +65,7 @@ def test_summary_shows_scaling_efficiency_at_the_most_cores_not_the_trivial_best
                for c, e in ((1, 100.0), (2, 80.0), (4, 60.0))]
     (line,) = report._summary(_source(entries), {})
     assert line["metric"] == "parallel_efficiency" and line["value"] == "60"
-    assert line["case"].startswith("at the largest of 3: cores_used=4")
+    assert line["case"] == "at cores_used=4, the largest of 3"
 
 
 def test_key_figure_verdict_is_its_own_not_the_worst_of_the_check():
