@@ -168,3 +168,17 @@ def test_pt2pt_lines_are_named_by_locality_and_transport(monkeypatch, tmp_path):
     assert any(t.startswith("locality=intra: fit 0.4 us") for t in seen["legend"])
     assert not any("num_tasks_per_node" in t for t in seen["legend"])
     assert seen["xlabels"] == ["message size [B]"] * 2
+
+
+def test_a_baseline_is_drawn_beside_the_run_and_named(monkeypatch, tmp_path):
+    seen = {}
+
+    def keep(fig, axes, title, path):
+        seen[path.name] = [name for ax in fig.axes for name in ax.get_legend_handles_labels()[1]]
+        figures.common.close(fig)
+        return path
+
+    monkeypatch.setattr(figures.common, "save", keep)
+    run, base = _source(_binding_sweep()), sources.RowSource("b", _rows("b", _binding_sweep()), [])
+    plots.write_figures([run], tmp_path, baseline=base)
+    assert seen["FdtdBindingSweep_placement.png"] == ["--map-by [r]", "--map-by [baseline b]"]
