@@ -9,6 +9,8 @@ import glob
 import os
 import re
 
+from yeebench import simulated_hardware
+
 
 def analyse(points, knee_threshold=0.5):
     """points: {workers: throughput FOM (higher is better)}, at least one entry.
@@ -90,7 +92,11 @@ def _size_bytes(text):
 
 
 def llc_from_sysfs(root="/sys/devices/system/cpu"):
-    """(bytes of last-level cache on this node, summed over its instances, description) or (None, why)."""
+    """(bytes of last-level cache on this node, summed over its instances, description) or (None, why).
+    YEEBENCH_SIMULATE_HW=llc=... replaces it (yeebench.simulated_hardware)."""
+    simulated = simulated_hardware.get("llc")
+    if simulated:
+        return simulated, f"{simulated // 2**20} MiB simulated ({simulated_hardware.ENV})"
     caches = {}
     for index in glob.glob(os.path.join(root, "cpu[0-9]*", "cache", "index[0-9]*")):
         try:

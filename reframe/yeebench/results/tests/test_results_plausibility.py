@@ -88,6 +88,8 @@ def test_ingest_records_and_prints_the_warnings(tmp_path):
         # the smoke numa-bw arrays (3 x 16 MiB) against this machine's last-level cache
         assert {w["rule"] for w in flagged} >= {metrics.WORKING_SET_OVER_LLC}
         assert proc.stderr.count("plausibility warning") == len(flagged)
+    else:   # a cache of at most 12 MiB (or none known): 48 MiB of arrays measure memory
+        assert metrics.WORKING_SET_OVER_LLC not in {w["rule"] for w in flagged}
 
 
 def test_inter_node_bandwidth_above_the_link_rate():
@@ -116,26 +118,54 @@ def test_ingest_flags_a_bandwidth_above_the_declared_link(tmp_path):
     assert "within-link-rate" in proc.stderr and "FixturePt2pt" in proc.stderr
 
 
+def cache_and_memory_sized_arrays(llc):
+    """(cache-sized, memory-sized) bytes per numa-bw array for a last-level cache of `llc` bytes: the
+    three small arrays fill at most 3/8 of the cache, the three large ones at least 6x it."""
+    small = min(4 * MiB, llc // 8 // MiB * MiB or llc // 8)
+    large = max(128 * MiB, -(-2 * llc // MiB) * MiB)
+    return small, large
+
+
+def test_the_arrays_are_sized_from_the_last_level_cache():
+    for llc in (32 * MiB, 260 * MiB, 8 * MiB, 1536 * 1024):
+        small, large = cache_and_memory_sized_arrays(llc)
+        assert 3 * small <= llc / 2 and 3 * large >= plausibility.WORKING_SET_FACTOR * llc, (llc, small, large)
+    assert cache_and_memory_sized_arrays(260 * MiB) == (4 * MiB, 520 * MiB)
+    assert cache_and_memory_sized_arrays(32 * MiB) == (4 * MiB, 128 * MiB)
+
+
 def test_a_cache_sized_numa_run_beside_a_memory_sized_one_is_flagged_by_make_run(tmp_path):
-    # the user's path: run.sh with ReFrame's -P, the real numa-bw and ingest; measured here 55-60 GB/s
-    # with 3 x 4 MiB arrays against 25 GB/s with 3 x 128 MiB
+    # the user's path: run.sh with ReFrame's -P, the real numa-bw and ingest; measured here (32 MiB L3)
+    # 55-60 GB/s with 3 x 4 MiB arrays against 25 GB/s with 3 x 128 MiB. Both sizes come from the
+    # last-level cache ingest judges against (YEEBENCH_SIMULATE_HW=llc=... simulates another one).
     import os
     import subprocess
     from pathlib import Path
     import pytest
+    from yeebench.results import host_info
     repo = Path(__file__).resolve().parents[4]
     prefix = repo / "build" / "install"
     if not (prefix / "bin" / "numa-bw").exists() or not (repo / ".venv" / "bin" / "reframe").exists():
         pytest.skip(f"no numa-bw in {prefix}/bin or no .venv (make build venv)")
+    llc = host_info.llc_bytes()
+    if not llc:
+        pytest.skip("the last-level cache size is unknown here (sysfs lists no cache): nothing to size from")
+    small, large = cache_and_memory_sized_arrays(llc)
+    available = host_info.memory_bytes()
+    if available is None or 3 * large > available / 2:
+        pytest.skip(f"a memory-sized run needs 3 x {large // MiB} MiB (6x the {llc // MiB} MiB last-level "
+                    f"cache); available memory is {available and available // MiB} MiB")
+    sizes = f"{small // MiB}Mi" if small % MiB == 0 else str(small), f"{large // MiB}Mi"
     env = dict(os.environ, PREFIX=str(prefix), RESULTS_DIR=str(tmp_path / "results"),
                YEEBENCH_RFM_DIR=str(tmp_path / "rfm"), RUN_SELECTION="-n NumaBandwidth")
-    proc = subprocess.run(["bash", "reframe/run.sh", "-P", "array_size=4Mi,128Mi", "-x", "remote"],
+    proc = subprocess.run(["bash", "reframe/run.sh", "-P", "array_size=" + ",".join(sizes), "-x", "remote"],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=600)
     out = proc.stdout + proc.stderr
     if proc.returncode == 0 and "triad_bw:" not in out:
         pytest.skip("NumaBandwidth measured nothing here (skipped: no numactl?)")
     assert proc.returncode == 0, out[-2000:]
     flagged = [line for line in out.splitlines() if "plausibility warning" in line and "triad_bw" in line]
-    assert any("array_size=4Mi" in line and "[working-set-4x-llc]" in line for line in flagged), out[-2000:]
-    assert any("array_size=4Mi" in line and "[within-measured-memory-peak]" in line for line in flagged), out[-2000:]
-    assert not any("warning: NumaBandwidth array_size=128Mi" in line for line in flagged), flagged
+    assert any(f"array_size={sizes[0]}" in line and "[working-set-4x-llc]" in line for line in flagged), out[-2000:]
+    assert any(f"array_size={sizes[0]}" in line and "[within-measured-memory-peak]" in line
+               for line in flagged), out[-2000:]
+    assert not any(f"warning: NumaBandwidth array_size={sizes[1]}" in line for line in flagged), flagged
