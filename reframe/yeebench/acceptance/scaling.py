@@ -91,12 +91,14 @@ def _size_bytes(text):
     return int(text.rstrip("KkMmGg")) * scale
 
 
-def llc_from_sysfs(root="/sys/devices/system/cpu"):
+def llc_from_sysfs(root=None):
     """(bytes of last-level cache on this node, summed over its instances, description) or (None, why).
-    YEEBENCH_SIMULATE_HW=llc=... replaces it (yeebench.simulated_hardware)."""
-    simulated = simulated_hardware.get("llc")
+    Without `root` (this machine's sysfs) YEEBENCH_SIMULATE_HW=llc=... replaces it
+    (yeebench.simulated_hardware)."""
+    simulated = simulated_hardware.get("llc") if root is None else None
     if simulated:
         return simulated, f"{simulated // 2**20} MiB simulated ({simulated_hardware.ENV})"
+    root = root or "/sys/devices/system/cpu"
     caches = {}
     for index in glob.glob(os.path.join(root, "cpu[0-9]*", "cache", "index[0-9]*")):
         try:

@@ -117,10 +117,13 @@ def file_sha256(path):
         return None
 
 
-def llc_bytes(cpu_dir="/sys/devices/system/cpu/cpu0/cache"):
+def llc_bytes(cpu_dir=None):
     """Size of the last-level (highest-level data or unified) cache in bytes, from sysfs; None if unknown.
-    YEEBENCH_SIMULATE_HW=llc=... replaces it (yeebench.simulated_hardware)."""
-    return simulated_hardware.get("llc") or _sysfs_llc_bytes(cpu_dir)
+    Without `cpu_dir` (this machine's cpu0) YEEBENCH_SIMULATE_HW=llc=... replaces it
+    (yeebench.simulated_hardware)."""
+    if cpu_dir is None:
+        return simulated_hardware.get("llc") or _sysfs_llc_bytes("/sys/devices/system/cpu/cpu0/cache")
+    return _sysfs_llc_bytes(cpu_dir)
 
 
 @functools.lru_cache(maxsize=None)
