@@ -169,3 +169,40 @@ def test_a_cache_sized_numa_run_beside_a_memory_sized_one_is_flagged_by_make_run
     assert any(f"array_size={sizes[0]}" in line and "[within-measured-memory-peak]" in line
                for line in flagged), out[-2000:]
     assert not any(f"warning: NumaBandwidth array_size={sizes[1]}" in line for line in flagged), flagged
+
+
+def _curve(values, check="OsuPt2Pt", params="transport=ob1-vader"):
+    rows = []
+    for metric, value in values.items():
+        unit = "ns/B" if metric == "hockney_beta" else "us"
+        rows += _rows(metric, [value], unit=unit, check=check, params=params, testcase=check)
+    return rows
+
+
+def test_a_latency_far_above_the_small_size_fit():
+    # osu_latency inside `docker run` (single-copy refused, vader retrying each message): 96.35 us at 4 KB
+    failing = _curve({"latency_1B": 1.1, "latency_4KB": 96.35, "hockney_alpha": 1.0, "hockney_beta": 0.25})
+    warnings = plausibility.evaluate(failing)
+    assert _rules(warnings) == [metrics.LATENCY_ON_SMALL_SIZE_FIT]
+    assert warnings[0]["metric"] == "latency_4KB" and "single-copy" in warnings[0]["message"]
+    # NetPIPE on this machine, single-copy on: 0.09 us at 1 B, 1.93 us at 4 KB, beta 0.105 ns/B
+    healthy = _curve({"latency_1B": 0.09, "latency_4KB": 1.93, "hockney_beta": 0.105})
+    assert plausibility.evaluate(healthy) == []
+
+
+def test_a_collective_curve_is_judged_on_its_own_small_sizes():
+    # osu_allreduce, 2 ranks, coll/tuned, on this machine
+    healthy = {"latency_1B": 0.16, "latency_64B": 0.17, "latency_128B": 0.18, "latency_256B": 0.25,
+               "latency_512B": 0.32, "latency_1024B": 0.32, "latency_2048B": 0.52, "latency_4096B": 0.88,
+               "latency_1048576B": 180.0}   # bandwidth-bound sizes are not judged
+    assert plausibility.evaluate(_curve(healthy, check="OsuCollective")) == []
+    failing = dict(healthy, latency_4096B=97.0, latency_8192B=120.0)
+    warnings = plausibility.evaluate(_curve(failing, check="OsuCollective"))
+    assert sorted(w["metric"] for w in warnings) == ["latency_4096B", "latency_8192B"]
+
+
+def test_a_curve_without_small_sizes_or_with_tcp_latencies_is_not_flagged():
+    assert plausibility.evaluate(_curve({"latency_4KB": 96.0})) == []                     # nothing to fit
+    assert plausibility.evaluate(_curve({"latency_1B": 21.0, "latency_4KB": 48.0})) == []   # TCP: alpha dominates
+    other_case = _curve({"latency_1B": 1.0}, params="a") + _curve({"latency_4KB": 96.0}, params="b")
+    assert plausibility.evaluate(other_case) == []                  # one case's fit never judges another
