@@ -10,9 +10,12 @@ with CMA forced on, and reads its output for MPI error lines. The job then runs 
 its decision with the reason to DECISION_FILE; the check records it as the `single_copy` parameter,
 so figures measured with and without single-copy stay apart.
 """
+import ctypes
 import os
 import re
 import shlex
+import subprocess
+import sys
 
 DECISION_FILE = 'single-copy.txt'
 PROBE_OUTPUT = 'single-copy-probe.out'
@@ -83,3 +86,46 @@ def decision(stagedir):
     if not match:
         return None, f'{DECISION_FILE} holds no decision: {line[:200]!r}'
     return match.group(1), match.group(2)
+
+
+# A process that lets any process of its user read it (Yama ptrace_scope 1, as Open MPI's vader does),
+# prints where its bytes are and waits for stdin to close.
+_TARGET = r'''
+import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.prctl(0x59616d61, ctypes.c_ulong(2**64 - 1), 0, 0, 0)   # PR_SET_PTRACER, PR_SET_PTRACER_ANY
+data = ctypes.create_string_buffer(b"yeebench single-copy probe")
+print(ctypes.addressof(data), len(data.raw), flush=True)
+sys.stdin.read()
+'''
+
+
+class _IoVec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+
+
+def refused_here():
+    """Why this machine refuses process_vm_readv into another process (the call CMA makes), or None.
+
+    For a system file whose launch host is the compute node (`local`), when the configuration loads:
+    it sets every job's default (extras.single_copy_refused, env_vars); checks with a single-copy probe
+    decide again inside their job."""
+    try:
+        target = subprocess.Popen([sys.executable, '-c', _TARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True)
+    except OSError as err:
+        return f'cannot start the probe process: {err}'
+    try:
+        address, size = (int(x) for x in target.stdout.readline().split())
+        libc = ctypes.CDLL(None, use_errno=True)
+        local = ctypes.create_string_buffer(size)
+        got = libc.process_vm_readv(target.pid, ctypes.byref(_IoVec(ctypes.addressof(local), size)), 1,
+                                    ctypes.byref(_IoVec(address, size)), 1, 0)
+        if got != size:
+            return f'process_vm_readv: {os.strerror(ctypes.get_errno())}'
+        return None if local.raw.startswith(b'yeebench single-copy probe') else 'process_vm_readv read other bytes'
+    except (ValueError, AttributeError, OSError) as err:
+        return f'probe failed: {err}'
+    finally:
+        target.stdin.close()
+        target.wait(timeout=10)

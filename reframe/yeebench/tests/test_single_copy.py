@@ -99,3 +99,18 @@ def test_a_netpipe_run_with_mpi_errors_fails_naming_the_line_and_runs_without_si
     assert f'single-copy none (probe refused: {REFUSED})' in text, text[-3000:]
     script = next((tmp_path / 'rfm').rglob('rfm_job.sh')).read_text()
     assert 'OMPI_MCA_btl_vader_single_copy_mechanism=none' in script
+
+
+def test_the_configuration_probe_agrees_with_an_mpi_run(tmp_path):
+    # refused_here() (process_vm_readv from Python, at configuration load) against NetPIPE over vader
+    real = shutil.which('NPopenmpi')
+    if not real or not shutil.which('mpirun'):
+        pytest.skip('needs NPopenmpi and mpirun (apt-get install netpipe-openmpi)')
+    size = str(single_copy.PROBE_BYTES)
+    prefix = 'mpirun -np 2 --oversubscribe --bind-to none'
+    lines = single_copy.probe_commands(prefix, [real, '-o', 'np.out', '-l', size, '-u', size, '-n', '2', '-p', '0'])
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1')
+    subprocess.run(['bash', '-c', '\n'.join(lines)], cwd=tmp_path, env=env, timeout=120, check=True)
+    mechanism, reason = single_copy.decision(str(tmp_path))
+    refused = single_copy.refused_here()
+    assert (mechanism == 'none') == bool(refused), (mechanism, reason, refused)
