@@ -125,7 +125,8 @@ def evaluate(rows, working_sets=None, llc_bytes=None, link_rates=None):
                          f"{key[5]} {measured:.3g} us is x{measured / predicted:.0f} the {predicted:.3g} us that "
                          f"the small sizes' alpha-beta fit predicts (alpha {alpha:.3g} us, beta "
                          f"{beta * 1e3:.3g} ns/B): a transport failed under the run and it went on "
-                         f"(single-copy refused?), or this size fell off the fast path")
+                         f"(single-copy refused?), this size fell off the fast path, or a busy machine "
+                         f"disturbed its few iterations")
         if metrics.REPEATS_AGREE in fig.rules and len(values) >= 2 and min(values) > 0 \
                 and max(values) / min(values) > UNSTABLE_RATIO:
             warn(group, metrics.REPEATS_AGREE,
