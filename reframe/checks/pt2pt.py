@@ -56,6 +56,10 @@ class Pt2PtBase(SingleCopyDecided, YeebenchCheck):
                      f'{self.current_environ.name} does not have the openmpi feature')
         self.skip_if(self.locality == 'inter' and self.transport in mpi.SHARED_MEMORY_ONLY,
                      f'{self.transport} is shared memory: intra-node only')
+        cores = self.node_topology.num_cores
+        # two ranks time-sharing one core measure the scheduler, and --bind-to core refuses them
+        self.skip_if(self.locality == 'intra' and cores < 2,
+                     f'an intra-node pair needs 2 cores, a node of {self.current_partition.fullname} has {cores}')
         self.num_tasks = 2
         self.num_tasks_per_node = 1 if self.locality == 'inter' else 2
         self.env_vars.update(mpi.TRANSPORTS[self.transport])
