@@ -1,10 +1,17 @@
 """Verdict on a ReFrame report of the default-capability container run (containers/default-caps-smoke.sh).
 
 Prints one line per case (passed, or skipped with its reason) and each single-copy decision with its
-reason; exits 1 when a case failed, a skip gives no reason, a probed case decided nothing, or nothing ran.
+reason; exits 1 when a case failed, a skip gives no reason, a case that probes single-copy decided nothing
+(or recorded no decision), or nothing ran.
 """
 import json
 import sys
+
+
+def probes_single_copy(name):
+    """Whether the case is one that decides single-copy in its job (reframe/README.md)."""
+    intra_pair = "%locality=intra" in name and any(f"%transport={t}" in name for t in ("ob1-vader", "ucx"))
+    return intra_pair or name.startswith("OsuCollective")
 
 
 def verdict(report):
@@ -24,6 +31,8 @@ def verdict(report):
         else:
             problems.append(f"{name}: {result}: {case.get('fail_reason')}")
         decided = observed.get("single_copy")
+        if result == "pass" and decided is None and probes_single_copy(name):
+            problems.append(f"{name} ran without a single-copy decision")
         if isinstance(decided, dict):
             lines.append(f"single-copy {decided.get('mechanism')} for {name} ({decided.get('reason')})")
             if decided.get("mechanism") not in ("cma", "none"):

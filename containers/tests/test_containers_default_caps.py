@@ -32,7 +32,9 @@ def test_a_failure_a_silent_skip_or_an_undecided_probe_fails_the_stage(tmp_path)
                        'A: fail: MPI error on stderr'),
                       ({'display_name': 'B', 'result': 'skip'}, 'B skipped without a reason'),
                       ({'display_name': 'C', 'result': 'pass', 'observations': {'single_copy': {'mechanism': None}}},
-                       'C: single-copy undecided')):
+                       'C: single-copy undecided'),
+                      ({'display_name': 'NetPIPEPt2Pt %transport=ob1-vader %locality=intra', 'result': 'pass'},
+                       'ran without a single-copy decision')):
         proc = run_verdict(tmp_path, [case, {'display_name': 'D', 'result': 'pass'}])
         assert proc.returncode == 1 and why in proc.stderr, (why, proc.stderr)
     assert 'no case passed' in run_verdict(tmp_path, []).stderr
