@@ -13,6 +13,9 @@
 # exec root); the cached data root is held with a lock, and a second run prints the holder and waits.
 # Figures go to build/containers/ci-build.json. Skips (exit 0, reason printed) only where containers
 # cannot run: not root, or no overlay filesystem / cgroups.
+# CI_BUILD_STEPS=default-caps (make test-containers-default-caps): steps 1-4 up to the image (a cache hit
+# after make test-containers), then only containers/default-caps-smoke.sh: the smoke set in a default-
+# capability container deciding single-copy itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -21,8 +24,11 @@ out=$repo/build/containers
 image=${YEEBENCH_IMAGE:-yeebench:latest}
 py=${PY:-$repo/.venv/bin/python}
 log() { echo "ci-build: $*"; }
+steps=${CI_BUILD_STEPS:-all}
+case $steps in all|default-caps) ;; *) log "error: CI_BUILD_STEPS=$steps: expected all or default-caps"; exit 2 ;; esac
 state=          # this run's state directory, once made
 sif_skipped=$out/yeebench.sif.skipped   # why no SIF was built, for the stages that would run it
+[ "$steps" = all ] || sif_skipped=$out/default-caps.skipped     # only the full run speaks for the SIF
 # (best effort: a user who may not write build/ still gets the skip and its reason)
 skip() { log "SKIPPED: $*"; { mkdir -p "$out" && echo "$*" > "$sif_skipped"; } 2> /dev/null || true; exit 0; }
 rm -f "$sif_skipped" 2> /dev/null || true
@@ -34,7 +40,7 @@ grep -qw overlay /proc/filesystems || skip "the kernel has no overlay filesystem
 [ -x "$py" ] || { log "error: $py is missing (run make venv)"; exit 2; }
 
 debs="docker.io debootstrap"
-[ "${YEEBENCH_CHARLIECLOUD:-1}" = 1 ] && debs="$debs charliecloud"
+[ "${YEEBENCH_CHARLIECLOUD:-1}" = 1 ] && [ "$steps" = all ] && debs="$debs charliecloud"
 DEB_PACKAGES="$debs" bash reframe/install-deps.sh
 mkdir -p "$cache" "$out"
 t_start=$(date +%s)
@@ -106,6 +112,14 @@ log "built $image in $((t1 - t0)) s, $((size / 1000000)) MB"
 # The runtime image must not carry compilers.
 if docker run --rm --network none --entrypoint /bin/sh "$image" -c 'command -v gcc || command -v cc || command -v c++ || command -v gfortran'; then
     log "error: the runtime image contains a compiler"; exit 1
+fi
+
+if [ "$steps" = default-caps ]; then
+    t_run=$(date +%s)
+    PY="$py" bash containers/default-caps-smoke.sh "$image" "$out" || exit 1
+    t_end=$(date +%s)
+    log "default-caps: ok in $((t_end - t_start)) s (base $((t_base - t_start)) s, build $((t1 - t0)) s, run $((t_end - t_run)) s)"
+    exit 0
 fi
 
 # --- run: the ReFrame smoke set inside the container, as the unprivileged user (solver, NetPIPE and probes

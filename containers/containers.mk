@@ -4,18 +4,25 @@
 # run). The base tarball and Docker's layer store are cached in $(YEEBENCH_CACHE) (outside the repository).
 #   make test-containers            Docker image + Apptainer SIF (apptainer: PATH, else the lab's in build/)
 #   make test-containers-vcluster   the SIF across two virtual-cluster nodes (srun --mpi=pmix and mpirun)
+#   make test-containers-default-caps  the image's smoke set in a default-capability container (no --cap-add),
+#                                   its single-copy settings unset: every MPI case decides single-copy itself
 YEEBENCH_CACHE ?= /var/cache/yeebench
 
 # Apptainer's runtime needs (the lab's relocatable build, or a site's package).
 DEB_TEST += squashfs-tools squashfuse fuse2fs fuse-overlayfs fuse3 uidmap libseccomp2 libsubid4 libcap-ng0
 
-TEST_TARGETS += test-containers test-containers-vcluster
+# test-containers-default-caps after test-containers: its image build is then a cache hit
+TEST_TARGETS += test-containers test-containers-default-caps test-containers-vcluster
 PYTEST_PATHS += spack/tests containers/tests
 
-.PHONY: test-containers test-containers-vcluster
+.PHONY: test-containers test-containers-default-caps test-containers-vcluster
 
 test-containers: venv build
 	YEEBENCH_CACHE=$(YEEBENCH_CACHE) YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) JOBS=2 bash containers/ci-build.sh
+
+test-containers-default-caps: venv build
+	CI_BUILD_STEPS=default-caps YEEBENCH_CACHE=$(YEEBENCH_CACHE) YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) JOBS=2 \
+	  bash containers/ci-build.sh
 
 test-containers-vcluster: venv build
 	YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) bash containers/vcluster-apptainer.sh

@@ -10,6 +10,8 @@ the ping-pong's noise fails the case.  The ping-pong curves are kept with the ca
 Skipped, with the places searched, where the partition has no OSU (yeebench.capabilities).
 `buffers=device`: CUDA device buffers (OSU's -d cuda), only on partitions with the
 `gpu` feature and with an OSU built with CUDA.
+Ranks sharing a node first probe single-copy (CMA) inside the job and run with it on or off (the
+`single_copy` parameter of the figures, yeebench.single_copy); an MPI error line on stderr fails the case.
 """
 import os
 
@@ -17,9 +19,10 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import capabilities, collective_bounds, launch, mpi, osu
+from yeebench import capabilities, collective_bounds, launch, mpi, osu, single_copy
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import osu as osu_parser
+from yeebench.single_copy_check import SingleCopyDecided
 
 CASES = [(c, impl) for c in ('allreduce', 'bcast', 'alltoall') for impl in mpi.implementations(c)]
 
@@ -28,7 +31,7 @@ def pingpong_file(i):
 
 
 @rfm.simple_test
-class OsuCollective(YeebenchCheck):
+class OsuCollective(SingleCopyDecided, YeebenchCheck):
     '''One OSU collective benchmark, one implementation, one process count.'''
 
     case = parameter(CASES, fmt=lambda c: f'{c[0]}:{c[1]}')
@@ -89,6 +92,11 @@ class OsuCollective(YeebenchCheck):
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=False)
         if self.pingpong:
             self.keep_files = [pingpong_file(i) for i in range(1, self.pingpong_repeats + 1)]
+        self.single_copy_probed = self.partition_nodes == 1 or self.num_tasks_per_node >= 2
+
+    def single_copy_probe_argv(self):
+        size = single_copy.PROBE_BYTES   # osu_latency, else the collective itself on 2 ranks (host buffers)
+        return [self.pingpong or self.executable] + osu.options(size, 2, 1, min_size=size)
 
     @run_before('run')
     def pingpong_first(self):
@@ -125,7 +133,8 @@ class OsuCollective(YeebenchCheck):
     def assert_table(self):
         sizes, lat = self.table().column('latency_us')
         over = [e for e in self.efficiencies() if e.beyond_noise]
-        return sn.all([sn.assert_gt(2 * max(sizes), self.max_size,
+        return sn.all([self.assert_no_mpi_errors(),
+                       sn.assert_gt(2 * max(sizes), self.max_size,
                                     f'OSU output stops before the largest size {self.max_size} B'),
                        sn.assert_true(all(t > 0 for t in lat), 'non-positive latency in OSU output'),
                        sn.assert_false(over, over[0].reason(self.collective) if over else '')])

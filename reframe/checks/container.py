@@ -135,7 +135,7 @@ class ContainerOrNativeRun(YeebenchCheck):
             return
         # The same mpirun line natively and inside a Docker container (the image's own Open MPI).
         self.job.launcher = getlauncher('local')()
-        mpirun = launch.container_mpirun(self.ranks)
+        mpirun = launch.container_mpirun(self.ranks, self.node_topology.num_cores)
         loop = f'for i in $(seq {self.repeats}); do {mpirun} {bench} || exit 1; done'
         if self.where == 'native':
             self.executable = 'bash'

@@ -147,6 +147,9 @@ class HaloMessageSizes(YeebenchCheck):
     @run_after('setup')
     def place(self):
         inter = self.partition_nodes >= 2
+        cores = self.node_topology.num_cores
+        self.skip_if(not inter and cores < 2,   # the pair is bound one rank per core
+                     f'an intra-node pair needs 2 cores, a node of {self.current_partition.fullname} has {cores}')
         self.num_tasks = 2
         self.num_tasks_per_node = 1 if inter else 2
         launch.apply_pair(self, inter)

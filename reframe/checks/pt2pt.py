@@ -9,6 +9,9 @@ the curve did not reach is not reported.  osu_mbw_mr adds the peak message rate.
 The smoke set (declared with `is_smoke_case`/`smoke_overrides`) runs smaller sweeps only under
 `-t smoke`.  OSU runs with host buffers, and with CUDA device buffers (`buffers=device`) on
 partitions with the `gpu` feature when the OSU build supports them.
+An intra-node pair over vader or UCX first probes single-copy (CMA) inside its job and runs with it
+on or off (the `single_copy` parameter of its figures, yeebench.single_copy); an MPI error line on
+stderr fails the case.
 """
 import os
 
@@ -17,12 +20,13 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
-from yeebench import capabilities, launch, mpi, osu, pt2pt_foms
+from yeebench import capabilities, launch, mpi, osu, pt2pt_foms, single_copy
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import netpipe, osu as osu_parser
+from yeebench.single_copy_check import SingleCopyDecided
 
 
-class Pt2PtBase(YeebenchCheck):
+class Pt2PtBase(SingleCopyDecided, YeebenchCheck):
     '''Two ranks, one transport, one locality; subclasses say what runs and how to read it.'''
 
     #: Open MPI transport (keys of yeebench.mpi.TRANSPORTS).
@@ -52,12 +56,20 @@ class Pt2PtBase(YeebenchCheck):
                      f'{self.current_environ.name} does not have the openmpi feature')
         self.skip_if(self.locality == 'inter' and self.transport in mpi.SHARED_MEMORY_ONLY,
                      f'{self.transport} is shared memory: intra-node only')
+        cores = self.node_topology.num_cores
+        # two ranks time-sharing one core measure the scheduler, and --bind-to core refuses them
+        self.skip_if(self.locality == 'intra' and cores < 2,
+                     f'an intra-node pair needs 2 cores, a node of {self.current_partition.fullname} has {cores}')
         self.num_tasks = 2
         self.num_tasks_per_node = 1 if self.locality == 'inter' else 2
         self.env_vars.update(mpi.TRANSPORTS[self.transport])
         launch.apply_pair(self, self.locality == 'inter')
         if self.locality == 'inter':
             self.link_rate_bps = self.current_partition.extras.get('link_rate_bps')
+        self.single_copy_probed = self.locality == 'intra'
+
+    def single_copy_transport(self):
+        return self.transport
 
     def add_curve_foms(self, sizes, latency_us=None, bandwidth=None, peak_name='peak_bw'):
         '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).'''
@@ -88,11 +100,16 @@ class NetPIPEPt2Pt(Pt2PtBase):
         if self.repeats:
             self.executable_opts += ['-n', str(self.repeats)]
 
+    def single_copy_probe_argv(self):
+        size = str(single_copy.PROBE_BYTES)
+        return [self.executable, '-o', 'single-copy-probe.np', '-l', size, '-u', size, '-n', '2', '-p', '0']
+
     @sanity_function
     def assert_complete(self):
         rows = netpipe.parse_np_out(open(os.path.join(self.stagedir, 'np.out')).read())
         progress = netpipe.parse_stderr(open(os.path.join(self.stagedir, str(self.stderr))).read())
         return sn.all([
+            self.assert_no_mpi_errors(),
             sn.assert_ge(rows[-1]['bytes'], self.max_size, 'NetPIPE stopped before the largest size'),
             sn.assert_eq(len(rows), len(progress), 'np.out and the progress lines disagree'),
         ])
@@ -147,12 +164,19 @@ class OsuPt2Pt(Pt2PtBase):
     def table(self):
         return osu_parser.parse(open(os.path.join(self.stagedir, str(self.stdout))).read())
 
+    def single_copy_probe_argv(self):
+        # a latency run of the same OSU build: one size, a few iterations (buffers on the host)
+        latency, _ = capabilities.osu_benchmark(self.current_partition, 'osu_latency')
+        size = single_copy.PROBE_BYTES
+        return [latency or self.executable] + osu.options(size, 2, 1, min_size=size)
+
     @sanity_function
     def assert_table(self):
         table = self.table()
         column = 'latency_us' if self.benchmark == 'osu_latency' else 'bandwidth_MBs'
         sizes, _ = table.column(column)
-        return sn.all([sn.assert_gt(2 * max(sizes), self.max_size,
+        return sn.all([self.assert_no_mpi_errors(),
+                       sn.assert_gt(2 * max(sizes), self.max_size,
                                     f'OSU output stops before the largest size {self.max_size} B'),
                        sn.assert_false(table.validation_failed, 'OSU validation failed')])
 

@@ -234,6 +234,8 @@ def packed_node_prefix(test, ranks, threads, num_cores):
     return ''
 
 
-def container_mpirun(ranks):
-    '''The Open MPI launch line run inside a self-contained (Docker) image and natively alike.'''
-    return f'mpirun -np {ranks} --oversubscribe --bind-to core'
+def container_mpirun(ranks, num_cores=None):
+    '''The Open MPI launch line run inside a self-contained (Docker) image and natively alike: one rank per
+    core, unbound where the node has fewer cores than ranks (mpirun refuses to bind two ranks to one core).'''
+    bind = 'none' if num_cores and ranks > num_cores else 'core'
+    return f'mpirun -np {ranks} --oversubscribe --bind-to {bind}'

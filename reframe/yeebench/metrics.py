@@ -23,6 +23,7 @@ WITHIN_MEMORY_PEAK = "within-measured-memory-peak"  # no memory bandwidth above 
 REPEATS_AGREE = "repeats-agree"                   # repeats of one figure within a factor of 2 of each other
 WITHIN_LINK_RATE = "within-link-rate"             # no inter-node bandwidth above the link's nominal rate
 CONTAINER_LIKE_NATIVE = "container-like-native"   # the same computation in an image runs as fast as natively
+LATENCY_ON_SMALL_SIZE_FIT = "latency-on-small-size-fit"  # 1-16 KiB latencies near the small sizes' alpha-beta fit
 
 # gated=False: a diagnostic derived from gated figures (a ratio of two of them, a phase's share of the
 # time); compared and shown, but its change reads "changed", never "regressed": whatever regresses it
@@ -54,6 +55,8 @@ FIGURES = (
            "multi-pair bandwidth at large messages (one direction)"),
     Figure("ratio_*", None, "%", (CONTAINER_LIKE_NATIVE, REPEATS_AGREE),
            "the figure in the container / natively, same node and ranks (100 = no overhead)"),
+    Figure("latency_*", LOWER, "us", (LATENCY_ON_SMALL_SIZE_FIT, REPEATS_AGREE),
+           "one message's latency at a size (point-to-point: one way; collectives: per call)"),
     Figure("*", None, None, (REPEATS_AGREE,), ""),
 )
 # Directions of the link a bandwidth figure uses at once (WITHIN_LINK_RATE's bound is this x the rate).

@@ -11,6 +11,8 @@ import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
+from yeebench import simulated_hardware
+
 
 def parse_cpulist(text):
     """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11]. Raises ValueError on junk."""
@@ -203,7 +205,12 @@ def _run(cmd):
 
 
 def detect():
-    """Topology of the machine this runs on (hwloc, then lscpu, then a flat guess)."""
+    """Topology of the machine this runs on (hwloc, then lscpu, then a flat guess), or the one
+    YEEBENCH_SIMULATE_HW describes (yeebench.simulated_hardware)."""
+    simulated = simulated_hardware.topology_lists()
+    if simulated:
+        sockets, numa_nodes, cores = simulated
+        return Topology(sockets=sockets, numa_nodes=numa_nodes, cores=cores, source='simulated')
     for tool in ('lstopo-no-graphics', 'lstopo'):
         if shutil.which(tool):
             xml_text = _run([tool, '--of', 'xml', '-'])

@@ -8,12 +8,16 @@ are declared for the runtimes found on PATH.  NVIDIA GPUs listed by nvidia-smi
 add the `gpu` feature, a `devices` entry and extras.num_gpus (none of them
 without a GPU).  OSU, NetPIPE, numactl and fio are features with their paths in extras
 (yeebench.capabilities), detected here because this machine is both launch host and node.
+So is single-copy (CMA): where this machine refuses process_vm_readv (a container without
+CAP_SYS_PTRACE, Yama ptrace_scope 2 or 3) every job runs with Open MPI's vader single-copy and UCX's
+cma transport off (extras.single_copy_refused says why); the point-to-point and collective checks
+probe again inside their job and record their own decision (yeebench.single_copy).
 """
 import os
 import shutil
 import socket
 
-from yeebench import apptainer, capabilities, gpus, numa_policy, topology
+from yeebench import apptainer, capabilities, gpus, numa_policy, single_copy, topology
 
 _topo = topology.detect()
 _gpus = gpus.detect_nvidia()
@@ -40,7 +44,10 @@ if _apptainer and not shutil.which('apptainer'):
     _container_platforms.append({'type': 'Apptainer',
                                  'env_vars': [['PATH', f'{os.path.dirname(_apptainer)}:$PATH']]})
 
+_single_copy_refused = single_copy.refused_here()
 _env_vars = []
+if _single_copy_refused:
+    _env_vars += [['OMPI_MCA_btl_vader_single_copy_mechanism', 'none'], ['UCX_TLS', '^cma']]
 if _ROOT:   # Open MPI refuses to start as root without these
     _env_vars += [['OMPI_ALLOW_RUN_AS_ROOT', '1'], ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']]
 
@@ -54,7 +61,8 @@ system = {
     'modules_system': 'nomod',
     'partitions': [{
         'name': 'default',
-        'descr': 'all cores of this machine, mpirun launcher',
+        'descr': 'all cores of this machine, mpirun launcher'
+                 + (f'; single-copy (CMA) off: {_single_copy_refused}' if _single_copy_refused else ''),
         'scheduler': 'local',
         'launcher': 'mpirun',
         # 'spack' only inside an activated Spack environment (else every check would run twice)
@@ -67,6 +75,7 @@ system = {
         'devices': gpus.reframe_devices(_gpus),
         'extras': {'num_nodes': 1, 'mpi_implementation': 'openmpi', **_tools,
                    'numa_policy_refused': numa_policy.refused_here(),
+                   'single_copy_refused': _single_copy_refused,
                    'topology_source': _topo.source, **({'num_gpus': len(_gpus)} if _gpus else {})},
     }],
 }

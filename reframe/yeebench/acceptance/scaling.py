@@ -9,6 +9,8 @@ import glob
 import os
 import re
 
+from yeebench import simulated_hardware
+
 
 def analyse(points, knee_threshold=0.5):
     """points: {workers: throughput FOM (higher is better)}, at least one entry.
@@ -89,8 +91,14 @@ def _size_bytes(text):
     return int(text.rstrip("KkMmGg")) * scale
 
 
-def llc_from_sysfs(root="/sys/devices/system/cpu"):
-    """(bytes of last-level cache on this node, summed over its instances, description) or (None, why)."""
+def llc_from_sysfs(root=None):
+    """(bytes of last-level cache on this node, summed over its instances, description) or (None, why).
+    Without `root` (this machine's sysfs) YEEBENCH_SIMULATE_HW=llc=... replaces it
+    (yeebench.simulated_hardware)."""
+    simulated = simulated_hardware.get("llc") if root is None else None
+    if simulated:
+        return simulated, f"{simulated // 2**20} MiB simulated ({simulated_hardware.ENV})"
+    root = root or "/sys/devices/system/cpu"
     caches = {}
     for index in glob.glob(os.path.join(root, "cpu[0-9]*", "cache", "index[0-9]*")):
         try:

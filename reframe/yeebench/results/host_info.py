@@ -10,6 +10,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from yeebench import simulated_hardware
+
 _TIMEOUT_S = 10
 
 
@@ -115,9 +117,17 @@ def file_sha256(path):
         return None
 
 
+def llc_bytes(cpu_dir=None):
+    """Size of the last-level (highest-level data or unified) cache in bytes, from sysfs; None if unknown.
+    Without `cpu_dir` (this machine's cpu0) YEEBENCH_SIMULATE_HW=llc=... replaces it
+    (yeebench.simulated_hardware)."""
+    if cpu_dir is None:
+        return simulated_hardware.get("llc") or _sysfs_llc_bytes("/sys/devices/system/cpu/cpu0/cache")
+    return _sysfs_llc_bytes(cpu_dir)
+
+
 @functools.lru_cache(maxsize=None)
-def llc_bytes(cpu_dir="/sys/devices/system/cpu/cpu0/cache"):
-    """Size of the last-level (highest-level data or unified) cache in bytes, from sysfs; None if unknown."""
+def _sysfs_llc_bytes(cpu_dir):
     best = None
     for index in Path(cpu_dir).glob("index*"):
         try:
@@ -132,3 +142,16 @@ def llc_bytes(cpu_dir="/sys/devices/system/cpu/cpu0/cache"):
         if match and (best is None or level > best[0]):
             best = (level, int(match.group(1)) * {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}[match.group(2)])
     return best[1] if best else None
+
+
+def memory_bytes(meminfo="/proc/meminfo"):
+    """Memory available for new work (MemAvailable) in bytes; None if unknown.
+    YEEBENCH_SIMULATE_HW=mem=... replaces it (yeebench.simulated_hardware)."""
+    simulated = simulated_hardware.get("mem")
+    if simulated:
+        return simulated
+    try:
+        match = re.search(r"^MemAvailable:\s+(\d+) kB$", Path(meminfo).read_text(), re.M)
+    except OSError:
+        return None
+    return int(match.group(1)) * 1024 if match else None

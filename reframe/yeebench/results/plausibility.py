@@ -7,7 +7,7 @@ import re
 from collections import OrderedDict
 
 from yeebench import metrics
-from yeebench.results import stats
+from yeebench.results import latency_fit, stats
 
 WORKING_SET_FACTOR = 4      # a memory kernel's arrays must exceed this many times the last-level cache
 UNSTABLE_RATIO = 2.0        # repeats further apart than this factor: the measurement is not stable
@@ -71,6 +71,15 @@ def evaluate(rows, working_sets=None, llc_bytes=None, link_rates=None):
             if peak is None or median > peak:
                 peak, peak_from = median, f"{group[0]['check']} {key[4]} {key[5]}"
 
+    # each case's latency curve {size: median us} and its whole-curve Hockney beta (ns/B), if any
+    curves, hockney = {}, {}
+    for key, (group, values, fig) in groups.items():
+        size = latency_fit.message_size(key[5])
+        if size is not None and group[0]["unit"] == "us":
+            curves.setdefault(key[:5], {})[size] = stats.median(values)
+        elif key[5] == "hockney_beta" and group[0]["unit"] == "ns/B":
+            hockney[key[:5]] = stats.median(values)
+
     for key, (group, values, fig) in groups.items():
         median = stats.median(values)
         unit = group[0]["unit"]
@@ -107,6 +116,17 @@ def evaluate(rows, working_sets=None, llc_bytes=None, link_rates=None):
                  f"{'faster' if (median > 100) == (group[0].get('direction') != metrics.LOWER) else 'slower'} "
                  f"than natively, beyond what a container adds; the legs met different host speeds "
                  f"(they run one after the other) or ran different builds")
+        if metrics.LATENCY_ON_SMALL_SIZE_FIT in fig.rules:
+            size = latency_fit.message_size(key[5])
+            curve = curves.get(key[:5], {})
+            for n, measured, predicted, alpha, beta in latency_fit.outliers(curve, tol, hockney.get(key[:5])):
+                if n == size:
+                    warn(group, metrics.LATENCY_ON_SMALL_SIZE_FIT,
+                         f"{key[5]} {measured:.3g} us is x{measured / predicted:.0f} the {predicted:.3g} us that "
+                         f"the small sizes' alpha-beta fit predicts (alpha {alpha:.3g} us, beta "
+                         f"{beta * 1e3:.3g} ns/B): a transport failed under the run and it went on "
+                         f"(single-copy refused?), this size fell off the fast path, or a busy machine "
+                         f"disturbed its few iterations")
         if metrics.REPEATS_AGREE in fig.rules and len(values) >= 2 and min(values) > 0 \
                 and max(values) / min(values) > UNSTABLE_RATIO:
             warn(group, metrics.REPEATS_AGREE,

@@ -19,7 +19,7 @@ DESCRIPTIVE_VARIABLES = (
     "placement", "binding", "threads", "num_threads", "policy", "mempolicy", "size", "message_size",
     "transport", "implementation", "collective", "ranks", "num_tasks", "num_tasks_per_node",
     "num_cpus_per_task", "precision", "backend", "decomp", "grid", "nodes", "container_platform",
-    "output_format", "io_strategy", "steps", "nx", "ny", "nz", "locality",
+    "output_format", "io_strategy", "steps", "nx", "ny", "nz", "locality", "single_copy",
 )
 _PARAM_RE = re.compile(r"\s%([^=\s]+)=(\S+)")
 # how ReFrame ran a case, not what it measured: --repeat's counter (the repeats of one figure) and

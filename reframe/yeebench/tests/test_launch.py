@@ -154,3 +154,9 @@ def test_packed_node_prefix_per_launcher():
     assert launch.packed_node_prefix(fake_test('mpiexec'), 2, 1, 2) == 'mpiexec -np 2 --map-by core --bind-to core'
     assert (launch.packed_node_prefix(fake_test('srun'), 1, 2, 2)
             == 'srun -n 1 -N 1 --cpus-per-task=2 --cpu-bind=cores')
+
+
+def test_the_container_launch_line_binds_only_what_the_cores_hold():
+    assert launch.container_mpirun(2, 2) == 'mpirun -np 2 --oversubscribe --bind-to core'
+    assert launch.container_mpirun(2, 1) == 'mpirun -np 2 --oversubscribe --bind-to none'
+    assert launch.container_mpirun(2) == 'mpirun -np 2 --oversubscribe --bind-to core'   # cores unknown

@@ -108,3 +108,18 @@ def test_a_probe_build_job_ends_normally_with_the_reason_where_the_node_cannot_b
         0, "cc-wrapper could not build the probe probe: wrapper: no underlying compiler")
     (tmp_path / "ok").mkdir()
     assert _build_job(tmp_path / "ok", "touch probe; chmod +x probe\n") == (0, None)
+
+
+def test_a_build_failure_is_named_by_its_message_not_by_open_mpis_frame(tmp_path):
+    # mpicc in an image without a compiler: Open MPI frames its help text in lines of dashes
+    from yeebench.acceptance.rfm import _could_not_build
+    errors = tmp_path / "errors"
+    errors.write_text("-" * 74 + "\nThe Open MPI wrapper compiler was unable to find the specified compiler\n"
+                      "gcc in your PATH.\n" + "-" * 74 + "\n")
+    out = subprocess.run(["bash", "-c", _could_not_build("mpicc", "the mcast probe", errors)],
+                         capture_output=True, text=True).stdout
+    assert out == ("mpicc could not build the mcast probe: The Open MPI wrapper compiler was unable to find "
+                   "the specified compiler\n")
+    errors.write_text("probe.c:3:1: warning: unused\ncollect2: ld returned 1 exit status\n" + "-" * 10 + "\n")
+    out = subprocess.run(["bash", "-c", _could_not_build("cc", "x", errors)], capture_output=True, text=True).stdout
+    assert out == "cc could not build x: collect2: ld returned 1 exit status\n"

@@ -88,6 +88,8 @@ def test_ingest_records_and_prints_the_warnings(tmp_path):
         # the smoke numa-bw arrays (3 x 16 MiB) against this machine's last-level cache
         assert {w["rule"] for w in flagged} >= {metrics.WORKING_SET_OVER_LLC}
         assert proc.stderr.count("plausibility warning") == len(flagged)
+    else:   # a cache of at most 12 MiB (or none known): 48 MiB of arrays measure memory
+        assert metrics.WORKING_SET_OVER_LLC not in {w["rule"] for w in flagged}
 
 
 def test_inter_node_bandwidth_above_the_link_rate():
@@ -116,26 +118,91 @@ def test_ingest_flags_a_bandwidth_above_the_declared_link(tmp_path):
     assert "within-link-rate" in proc.stderr and "FixturePt2pt" in proc.stderr
 
 
+def cache_and_memory_sized_arrays(llc):
+    """(cache-sized, memory-sized) bytes per numa-bw array for a last-level cache of `llc` bytes: the
+    three small arrays fill at most 3/8 of the cache, the three large ones at least 6x it."""
+    small = min(4 * MiB, llc // 8 // MiB * MiB or llc // 8)
+    large = max(128 * MiB, -(-2 * llc // MiB) * MiB)
+    return small, large
+
+
+def test_the_arrays_are_sized_from_the_last_level_cache():
+    for llc in (32 * MiB, 260 * MiB, 8 * MiB, 1536 * 1024):
+        small, large = cache_and_memory_sized_arrays(llc)
+        assert 3 * small <= llc / 2 and 3 * large >= plausibility.WORKING_SET_FACTOR * llc, (llc, small, large)
+    assert cache_and_memory_sized_arrays(260 * MiB) == (4 * MiB, 520 * MiB)
+    assert cache_and_memory_sized_arrays(32 * MiB) == (4 * MiB, 128 * MiB)
+
+
 def test_a_cache_sized_numa_run_beside_a_memory_sized_one_is_flagged_by_make_run(tmp_path):
-    # the user's path: run.sh with ReFrame's -P, the real numa-bw and ingest; measured here 55-60 GB/s
-    # with 3 x 4 MiB arrays against 25 GB/s with 3 x 128 MiB
+    # the user's path: run.sh with ReFrame's -P, the real numa-bw and ingest; measured here (32 MiB L3)
+    # 55-60 GB/s with 3 x 4 MiB arrays against 25 GB/s with 3 x 128 MiB. Both sizes come from the
+    # last-level cache ingest judges against (YEEBENCH_SIMULATE_HW=llc=... simulates another one).
     import os
     import subprocess
     from pathlib import Path
     import pytest
+    from yeebench.results import host_info
     repo = Path(__file__).resolve().parents[4]
     prefix = repo / "build" / "install"
     if not (prefix / "bin" / "numa-bw").exists() or not (repo / ".venv" / "bin" / "reframe").exists():
         pytest.skip(f"no numa-bw in {prefix}/bin or no .venv (make build venv)")
+    llc = host_info.llc_bytes()
+    if not llc:
+        pytest.skip("the last-level cache size is unknown here (sysfs lists no cache): nothing to size from")
+    small, large = cache_and_memory_sized_arrays(llc)
+    available = host_info.memory_bytes()
+    if available is None or 3 * large > available / 2:
+        pytest.skip(f"a memory-sized run needs 3 x {large // MiB} MiB (6x the {llc // MiB} MiB last-level "
+                    f"cache); available memory is {available and available // MiB} MiB")
+    sizes = f"{small // MiB}Mi" if small % MiB == 0 else str(small), f"{large // MiB}Mi"
     env = dict(os.environ, PREFIX=str(prefix), RESULTS_DIR=str(tmp_path / "results"),
                YEEBENCH_RFM_DIR=str(tmp_path / "rfm"), RUN_SELECTION="-n NumaBandwidth")
-    proc = subprocess.run(["bash", "reframe/run.sh", "-P", "array_size=4Mi,128Mi", "-x", "remote"],
+    proc = subprocess.run(["bash", "reframe/run.sh", "-P", "array_size=" + ",".join(sizes), "-x", "remote"],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=600)
     out = proc.stdout + proc.stderr
     if proc.returncode == 0 and "triad_bw:" not in out:
         pytest.skip("NumaBandwidth measured nothing here (skipped: no numactl?)")
     assert proc.returncode == 0, out[-2000:]
     flagged = [line for line in out.splitlines() if "plausibility warning" in line and "triad_bw" in line]
-    assert any("array_size=4Mi" in line and "[working-set-4x-llc]" in line for line in flagged), out[-2000:]
-    assert any("array_size=4Mi" in line and "[within-measured-memory-peak]" in line for line in flagged), out[-2000:]
-    assert not any("warning: NumaBandwidth array_size=128Mi" in line for line in flagged), flagged
+    assert any(f"array_size={sizes[0]}" in line and "[working-set-4x-llc]" in line for line in flagged), out[-2000:]
+    assert any(f"array_size={sizes[0]}" in line and "[within-measured-memory-peak]" in line
+               for line in flagged), out[-2000:]
+    assert not any(f"warning: NumaBandwidth array_size={sizes[1]}" in line for line in flagged), flagged
+
+
+def _curve(values, check="OsuPt2Pt", params="transport=ob1-vader"):
+    rows = []
+    for metric, value in values.items():
+        unit = "ns/B" if metric == "hockney_beta" else "us"
+        rows += _rows(metric, [value], unit=unit, check=check, params=params, testcase=check)
+    return rows
+
+
+def test_a_latency_far_above_the_small_size_fit():
+    # osu_latency inside `docker run` (single-copy refused, vader retrying each message): 96.35 us at 4 KB
+    failing = _curve({"latency_1B": 1.1, "latency_4KB": 96.35, "hockney_alpha": 1.0, "hockney_beta": 0.25})
+    warnings = plausibility.evaluate(failing)
+    assert _rules(warnings) == [metrics.LATENCY_ON_SMALL_SIZE_FIT]
+    assert warnings[0]["metric"] == "latency_4KB" and "single-copy" in warnings[0]["message"]
+    # NetPIPE on this machine, single-copy on: 0.09 us at 1 B, 1.93 us at 4 KB, beta 0.105 ns/B
+    healthy = _curve({"latency_1B": 0.09, "latency_4KB": 1.93, "hockney_beta": 0.105})
+    assert plausibility.evaluate(healthy) == []
+
+
+def test_a_collective_curve_is_judged_on_its_own_small_sizes():
+    # osu_allreduce, 2 ranks, coll/tuned, on this machine
+    healthy = {"latency_1B": 0.16, "latency_64B": 0.17, "latency_128B": 0.18, "latency_256B": 0.25,
+               "latency_512B": 0.32, "latency_1024B": 0.32, "latency_2048B": 0.52, "latency_4096B": 0.88,
+               "latency_1048576B": 180.0}   # bandwidth-bound sizes are not judged
+    assert plausibility.evaluate(_curve(healthy, check="OsuCollective")) == []
+    failing = dict(healthy, latency_4096B=97.0, latency_8192B=120.0)
+    warnings = plausibility.evaluate(_curve(failing, check="OsuCollective"))
+    assert sorted(w["metric"] for w in warnings) == ["latency_4096B", "latency_8192B"]
+
+
+def test_a_curve_without_small_sizes_or_with_tcp_latencies_is_not_flagged():
+    assert plausibility.evaluate(_curve({"latency_4KB": 96.0})) == []                     # nothing to fit
+    assert plausibility.evaluate(_curve({"latency_1B": 21.0, "latency_4KB": 48.0})) == []   # TCP: alpha dominates
+    other_case = _curve({"latency_1B": 1.0}, params="a") + _curve({"latency_4KB": 96.0}, params="b")
+    assert plausibility.evaluate(other_case) == []                  # one case's fit never judges another
