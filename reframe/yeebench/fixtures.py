@@ -85,7 +85,7 @@ def setup_find_or_build(build_system, programs, source, cmake_options, jobs, opt
     configure and build lines ReFrame emits run only for a missing program; the post-build lines
     install and link.  `optional` {program: (cmake options, tool the build needs)}: see
     _optional_lines; they are looked for and built on both paths.  Returns (prebuild, postbuild).'''
-    build_system.configuredir = str(source)
+    build_system.configuredir = shlex.quote(str(source))   # written into the build script as is
     build_system.builddir = BUILD_DIR
     build_system.config_opts = [f'-DCMAKE_INSTALL_PREFIX="$PWD/{INSTALL_DIR}"', *cmake_options]
     build_system.max_concurrency = jobs
