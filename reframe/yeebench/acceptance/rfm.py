@@ -179,8 +179,8 @@ def run_sweep(test, lines):
 
 
 def python_command(module):
-    """Command running a yeebench module with the Python that runs ReFrame (same venv)."""
-    return f"{sys.executable} -m {module}"
+    """Shell command running a yeebench module with the Python that runs ReFrame (same venv)."""
+    return f"{shlex.quote(sys.executable)} -m {shlex.quote(module)}"
 
 
 def gpu_present(partition):

@@ -121,8 +121,9 @@ class History:
     """Recorded runs under one results tree, queried through the cache.
 
     Opening takes an exclusive lock (flock on RESULTS_DIR/.history.sqlite.lock) while it validates,
-    rebuilds and syncs the cache, then holds a shared one while it is queried: concurrent commands
-    wait for each other's writes and never see a half-built or half-synced cache."""
+    rebuilds and syncs the cache: concurrent commands wait for each other there and never see a
+    half-built cache. Queries afterwards need no lock of ours (SQLite's own locks keep a reader and
+    another command's sync apart), so one process may hold several Histories of one tree."""
 
     def __init__(self, results_dir):
         self.results_dir = Path(results_dir)
@@ -143,10 +144,10 @@ class History:
                     self.db.close()
                 self.db = self._rebuild()
                 self._sync()
-            fcntl.flock(self._lock, fcntl.LOCK_SH)
         except BaseException:
             self.close()
             raise
+        self._lock.close()      # releases the lock
 
     def _open(self):
         """A connection to the cache if it is whole and of this layout, else to a freshly built one."""
@@ -226,9 +227,10 @@ class History:
     def run_count(self):
         return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
-    def values(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS, column=None):
+    def values(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS, column=None,
+               suite_version=None):
         """{row_key: [the statistic of each of the newest `last` runs holding the figure]}
-        (or of another column of the figures table)."""
+        (or of another column of the figures table); only runs of `suite_version` when it is given."""
         column = column or ("best" if statistic == "best" else "median")
         agreed = (f"AND COALESCE(f.top_spread, 0) <= {DEFAULT_THRESHOLD!r} "
                   if statistic == "best" and column == "best" else "")
@@ -241,10 +243,12 @@ class History:
                  f"{value} AS value, ROW_NUMBER() OVER (PARTITION BY f.partition, "
                  f"f.environ, f.check_name, f.parameters, f.metric ORDER BY r.started DESC, r.run_id DESC) AS age "
                  f"FROM figures f JOIN runs r ON r.id = f.run "
-                 f"WHERE f.system = ? {agreed}AND r.run_id NOT IN ({','.join('?' * len(exclude))})) "
+                 f"WHERE f.system = ? {agreed}AND r.run_id NOT IN ({','.join('?' * len(exclude))}) "
+                 f"{'AND r.suite_version = ? ' if suite_version else ''}) "
                  f"WHERE age <= ? ORDER BY age")
+        version = [suite_version] if suite_version else []
         for system in systems:
-            for *key, value in self.db.execute(query, [system, *exclude, last]):
+            for *key, value in self.db.execute(query, [system, *exclude, *version, last]):
                 out[tuple(key)].append(value)
         return dict(out)
 

@@ -105,3 +105,16 @@ def check_comparable(named_sources, ignore=()):
         where = "; ".join(f"{name} {', '.join(v) or 'unrecorded'}" for name, v in versions.items())
         raise ResultsError(f"runs of different yeebench suite versions ({where}): their figures may not "
                            f"measure the same thing")
+
+
+def recorded_version(source, name):
+    """The one yeebench version every run of source records; ResultsError when a run records none or
+    the runs record several (a history is then read for that version only)."""
+    unknown = unrecorded_versions(source)
+    if unknown:
+        raise ResultsError(f"no yeebench suite version recorded for {name} run {unknown[0]}: its figures "
+                           f"are compared only with runs of the same recorded version")
+    versions = suite_versions_of(source)
+    if len(versions) != 1:
+        raise ResultsError(f"{name} mixes yeebench suite versions {', '.join(versions)}")
+    return versions[0]

@@ -250,6 +250,20 @@ def test_the_version_guard_holds_when_a_run_hides_its_version(tmp_path, hide):
         assert one_line_error(proc) and "suite version" in proc.stderr, (argv, proc.stdout, proc.stderr)
 
 
+@pytest.mark.parametrize("version", ["9.9.9", None])
+def test_a_history_of_another_or_unknown_version_is_no_baseline(tmp_path, version):
+    for name in "abcdef":
+        synthetic_run(tmp_path, name, {"t": [1.0, 1.01, 0.99]})        # recorded by version 0.0.test
+    candidate = synthetic_run(tmp_path, "new", {"t": [2.0, 2.0, 2.0]})
+    prov = json.loads((candidate / "provenance.json").read_text())
+    prov["suite_version"] = version
+    (candidate / "provenance.json").write_text(json.dumps(prov))
+    proc = run_cli("results", "compare", "--baseline", "history", "--candidate", candidate,
+                   "--results-dir", tmp_path / "results")
+    assert one_line_error(proc) and ("9.9.9" in proc.stderr if version else "no yeebench suite version"
+                                     in proc.stderr), proc.stdout + proc.stderr
+
+
 # -- 5. the history cache ---------------------------------------------------------------------------
 def _history_tree(tmp_path):
     for name in "abcdef":
