@@ -192,6 +192,31 @@ def test_malformed_reports_get_one_line_and_exit_2(tmp_path, case):
     assert not list((tmp_path / "results").rglob("rows.jsonl")) if (tmp_path / "results").exists() else True
 
 
+@pytest.mark.parametrize("value", [1e308, float("nan"), float("inf"), 5e-324])
+def test_huge_tiny_and_nan_figures_never_reach_json_as_nan(tmp_path, capsys, value):
+    def extreme(report):
+        for case in cases(report):
+            for entry in (case.get("perfvalues") or {}).values():
+                if entry[0] is not None:
+                    entry[0] = value
+    report = write_report(tmp_path / "report.json", extreme)
+    ingest = run_in_process(capsys, "results", "ingest", report, "--results-dir", tmp_path / "results")
+    assert ingest.returncode in (0, 2) and (ingest.returncode == 0 or one_line_error(ingest)), ingest.stderr
+    if ingest.returncode:
+        return
+    run = ingest.stdout.strip().splitlines()[-1]
+    out = tmp_path / "cmp.json"
+    proc = run_in_process(capsys, "results", "compare", "--baseline", run, "--candidate", run, "--no-history",
+                          "--format", "json", "-o", out)
+    assert proc.returncode in (0, 1) or one_line_error(proc), proc.stderr
+    if out.exists():
+        text = out.read_text()
+        assert "NaN" not in text and "Infinity" not in text
+        json.loads(text)
+    report_page = run_in_process(capsys, "results", "report", run, "-o", tmp_path / "r.html")
+    assert report_page.returncode == 0 or one_line_error(report_page), report_page.stderr
+
+
 AVAILABILITY_LOG = "date,node,scheduled_hours,operational_hours\n2026-01-01,n1,24,24\n2026-01-02,n1,24,23\n"
 
 
