@@ -1,4 +1,5 @@
-"""Print, as JSON, every string variable each check declares ({class name: [variable, ...]}).
+"""Print, as JSON, every string variable each check declares
+({class name: {'str': [variable, ...], 'list': [List[str] variable, ...]}}).
 
 Read from ReFrame's own variable registry of each loaded test class (fixtures included),
 leaving out the variables ReFrame itself declares on every test. Run with the suite's
@@ -13,14 +14,23 @@ import reframe.core.runtime as runtime
 from reframe.frontend.loader import RegressionCheckLoader
 
 
+def _is_list_of_str(kind):
+    return getattr(kind, '__name__', '') == 'List[str]' and getattr(kind, '_elem_type', None) is str
+
+
 def string_variables(cls):
+    """{'str': [...], 'list': [...]}: the class's own variables of type str and of type List[str]."""
     builtin = set(rfm.RunOnlyRegressionTest._rfm_var_space) | set(rfm.RegressionTest._rfm_var_space)
-    names = []
+    found = {'str': [], 'list': []}
     for name, var in cls._rfm_var_space.items():
         types = getattr(var.field, '_types', ()) or ()
-        if name not in builtin and str in types:
-            names.append(name)
-    return names
+        if name in builtin:
+            continue
+        if str in types:
+            found['str'].append(name)
+        elif any(_is_list_of_str(t) for t in types):
+            found['list'].append(name)
+    return found
 
 
 def main(settings, checks, system):

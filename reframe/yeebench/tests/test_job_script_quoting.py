@@ -1,4 +1,4 @@
-"""No check variable reaches the shell as syntax: every string variable of every check (found in
+"""No check variable reaches the shell as syntax: every str and List[str] variable of every check (found in
 ReFrame's variable registry) is set to a hostile value, the job scripts are generated (--dry-run),
 and each script is parsed as the shell would: the value must come out as one literal word, never
 split, never a command. A `bash -c SCRIPT` word is parsed the same way, recursively."""
@@ -16,7 +16,8 @@ SETTINGS = REPO / 'reframe/config/settings.py'
 CHECKS = REPO / 'reframe/checks'
 SHELLS = {'bash', 'sh', '/bin/bash', '/bin/sh', '/usr/bin/bash'}
 # variables every run of these checks must see reach a script (a test that checks nothing is no test)
-MUST_REACH = ('init_mode', 'output_root', 'precision', 'yee_opts', 'mpicc')
+MUST_REACH = {'str': ('init_mode', 'output_root', 'precision', 'yee_opts', 'mpicc'),
+              'list': ('programs', 'cmake_options')}
 # variables holding a program's options as one string (`-S yee_opts='--n 64 --steps 10'`): split into
 # shell words as the shell would, then each word quoted
 OPTION_LISTS = ('_opts',)
@@ -74,18 +75,20 @@ def reached(scripts, payloads):
     return {name for name in payloads for text in scripts.values() if f'@@{name}@@' in text}
 
 
-@pytest.fixture(scope='module')
-def hostile_dry_run(tmp_path_factory):
+@pytest.fixture(scope='module', params=['str', 'list'])
+def hostile_dry_run(tmp_path_factory, request):
+    """The scripts of one dry run with every variable of one kind hostile (str, then List[str], whose
+    hostile one-element lists would otherwise break the fixtures the str variables are read through)."""
     reframe = Path(sys.executable).parent / 'reframe'
     if not reframe.exists():
         pytest.skip('reframe is not installed next to this Python')
-    tmp = tmp_path_factory.mktemp('hostile')
+    tmp = tmp_path_factory.mktemp(f'hostile-{request.param}')
     env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp / 'rfm'))
     listing = subprocess.run([sys.executable, str(Path(__file__).with_name('check_string_variables.py')),
                               str(SETTINGS), str(CHECKS), 'local'],
                              capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
     assert listing.returncode == 0, listing.stderr
-    variables = sorted({v for names in json.loads(listing.stdout).values() for v in names})
+    variables = sorted({v for kinds in json.loads(listing.stdout).values() for v in kinds[request.param]})
     payloads = {name: hostile(name) for name in variables}
     settings = [arg for name, value in payloads.items() for arg in ('-S', f'{name}={value}')]
     run = subprocess.run([str(reframe), '-C', str(SETTINGS), '-c', str(CHECKS), '--system', 'local',
@@ -94,17 +97,17 @@ def hostile_dry_run(tmp_path_factory):
     scripts = {str(p.relative_to(tmp)): p.read_text(errors='replace')
                for p in (tmp / 'rfm').rglob('*.sh')}   # job and build scripts, sweep scripts
     assert scripts, run.stdout[-3000:] + run.stderr[-3000:]
-    return payloads, scripts, tmp
+    return payloads, scripts, tmp, request.param
 
 
 def test_no_check_variable_reaches_the_shell_unquoted(hostile_dry_run):
-    payloads, scripts, _ = hostile_dry_run
+    payloads, scripts, _, _ = hostile_dry_run
     found = [leak for path, text in scripts.items() for leak in leaks(text, payloads, path)]
     assert not found, '\n'.join(f'{where}: {name}: {line}' for where, name, line in found[:40])
 
 
 def test_hostile_job_scripts_are_valid_shell(hostile_dry_run):
-    _, scripts, tmp = hostile_dry_run
+    _, scripts, tmp, _ = hostile_dry_run
     bad = []
     for path in scripts:
         check = subprocess.run(['bash', '-n', str(tmp / path)], capture_output=True, text=True)
@@ -114,10 +117,10 @@ def test_hostile_job_scripts_are_valid_shell(hostile_dry_run):
 
 
 def test_the_hostile_values_did_reach_job_scripts(hostile_dry_run):
-    payloads, scripts, _ = hostile_dry_run
-    missing = [name for name in MUST_REACH if name not in reached(scripts, payloads)]
+    payloads, scripts, tmp, kind = hostile_dry_run
+    missing = [name for name in MUST_REACH[kind] if name not in reached(scripts, payloads)]
     assert not missing, f'never in a job script, so never tested: {missing}'
-    assert not list(hostile_dry_run[2].rglob('PWNED_*')), 'generating the job scripts ran a payload'
+    assert not list(tmp.rglob('PWNED_*')), 'generating the job scripts ran a payload'
 
 
 def test_the_parser_sees_an_unquoted_value():
