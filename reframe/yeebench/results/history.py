@@ -167,7 +167,8 @@ class History:
     def _rebuild(self):
         """Build an empty cache in a temporary file and rename it into place (the caller holds the
         exclusive lock): a killed build leaves only a temporary, never a half-built cache."""
-        fd, tmp = tempfile.mkstemp(prefix=f".{CACHE_NAME}.pid{os.getpid()}.", suffix=store.TMP_SUFFIX,
+        store.clean_stale_temporaries(self.results_dir)    # a build that was killed halfway
+        fd, tmp = tempfile.mkstemp(prefix=f"{CACHE_NAME}.pid{os.getpid()}.", suffix=store.TMP_SUFFIX,
                                    dir=self.results_dir)
         os.close(fd)
         try:

@@ -318,6 +318,17 @@ def _damage_past_meta(path):
     path.write_bytes(bytes(data))
 
 
+def test_a_rebuild_clears_the_temporary_a_killed_build_left(tmp_path):
+    results = _history_tree(tmp_path)
+    (results / history.CACHE_NAME).write_bytes(b"damaged")
+    left = results / f"{history.CACHE_NAME}.pid999999999.abc.tmp"     # no such process
+    left.write_bytes(b"half a cache")
+    proc = _compare(results)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert not left.exists() and not [p for p in results.iterdir() if store.is_temporary(p)]
+
+
 def test_a_cache_damaged_past_its_meta_table_is_rebuilt(tmp_path):
     results = _history_tree(tmp_path)
     first = _compare(results)
@@ -351,7 +362,7 @@ def test_concurrent_compares_on_a_missing_or_damaged_cache_all_succeed(tmp_path,
         for proc in procs:
             out, err = proc.communicate(timeout=180)
             assert proc.returncode == 0 and out == expected, (trial, err)
-        assert not [p for p in results.iterdir() if p.name.startswith(f".{history.CACHE_NAME}.")], trial
+        assert not [p for p in results.iterdir() if store.is_temporary(p)], trial
 
 
 # -- killed ingests --------------------------------------------------------------------------------
