@@ -15,12 +15,14 @@ Every check ends with `[acceptance] PASS|FAIL|NOT MEASURED <check>: <reason>`;
         -c reframe/checks/acceptance_gpu.py -t acceptance -r
 """
 import os
+import shlex
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
 from yeebench.acceptance.rfm import AcceptanceMixin, last_line, nodes_used, span_all_nodes
+from yeebench import shell
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
 SERIAL_SOURCES = {"c": "hello.c", "c++": "hello.cpp", "fortran": "hello.f90"}
@@ -48,7 +50,9 @@ class AcceptanceToolchain(AcceptanceMixin, YeebenchCheck):
         env = self.current_environ
         compiler, flags = {"c": (env.cc, "-O2"), "c++": (env.cxx, "-O2 -std=c++17"),
                            "fortran": (env.ftn, "-O2")}[self.lang]
-        self.prerun_cmds = [f"{compiler} {flags} -o hello {SERIAL_SOURCES[self.lang]}"]
+        # the environment's compiler may be several words ("ccache gcc"): each one quoted
+        self.prerun_cmds = [shell.words([*shlex.split(compiler), *flags.split(), "-o", "hello",
+                                         SERIAL_SOURCES[self.lang]])]
 
     @sanity_function
     def validate(self):
@@ -80,10 +84,10 @@ class AcceptanceMPIBindings(AcceptanceMixin, YeebenchCheck):
     @run_before("run")
     def compile_in_job(self):
         wrapper = {"c": self.mpicc, "c++": self.mpicxx}.get(self.binding, self.mpifort)
-        self.prerun_cmds = [f"{wrapper} -O2 -o mpi_reduce {MPI_SOURCES[self.binding]}"]
+        self.prerun_cmds = [shell.words([wrapper, "-O2", "-o", "mpi_reduce", MPI_SOURCES[self.binding]])]
         if self.binding == "fortran-f08":
             # probed on the node, where the job compiles: the launch host's compilers say nothing
-            self.prerun_cmds.insert(0, f"if ! {self.mpifort} -o f08_probe f08_probe.f90 > f08_probe.log 2>&1; "
+            self.prerun_cmds.insert(0, f"if ! {shell.quote(self.mpifort)} -o f08_probe f08_probe.f90 > f08_probe.log 2>&1; "
                                        f"then grep -m1 rror f08_probe.log > {NO_F08} || echo failed > {NO_F08}; "
                                        "exit 0; fi")
 

@@ -14,6 +14,7 @@ from reframe.core.builtins import parameter, run_after, run_before, sanity_funct
 from reframe.core.backends import getlauncher
 
 from yeebench.acceptance.rfm import AcceptanceMixin, build_on_node_or_explain, gpu_present, last_line
+from yeebench import shell
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
 #: Written by the job when the node has no nvcc (the reason).
@@ -61,7 +62,8 @@ class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
         self.job.launcher = getlauncher("local")()
         # nvcc is looked for on the node, when the job runs; without it the verdict is NOT MEASURED
         self.prerun_cmds = build_on_node_or_explain(
-            "nvcc", f"nvcc -O3 -std=c++17 {self.nvcc_arch} -o {self.kernel} {self.kernel}.cu", NO_NVCC,
+            "nvcc", shell.words(["nvcc", "-O3", "-std=c++17", *shlex.split(self.nvcc_arch), "-o", self.kernel,
+                                 f"{self.kernel}.cu"]), NO_NVCC,
             f"the {self.kernel} kernel", " (CUDA toolkit)", failed_build_measures=True)
         options = shlex.split(self.kernel_opts or KERNELS[self.kernel][0])
         if self.kernel == "devicequery":  # one run lists every device

@@ -5,12 +5,13 @@ of the partition; each check judges one aspect of its records.  See
 acceptance.py for the whole set.
 """
 import os
+import sys
 
 import reframe as rfm
 from reframe.core.builtins import run_after, sanity_function, variable
 
 from yeebench.acceptance import nodecheck, nodeprobe, topology
-from yeebench.acceptance.rfm import (TOPOLOGY_DIR, AcceptanceMixin, last_line, nodes_used, python_command,
+from yeebench.acceptance.rfm import (TOPOLOGY_DIR, AcceptanceMixin, last_line, nodes_used,
                                      span_all_nodes)
 from yeebench.base import YeebenchCheck
 
@@ -22,7 +23,8 @@ class _NodeProbe(AcceptanceMixin, YeebenchCheck):
 
     @run_after("init")
     def set_probe(self):
-        self.executable = python_command("yeebench.acceptance.nodeprobe")
+        # the program and its arguments as separate words: each is quoted on its own
+        self.executable, self.executable_opts = sys.executable, ["-m", "yeebench.acceptance.nodeprobe"]
 
     @run_after("setup")
     def place(self):

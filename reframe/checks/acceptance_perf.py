@@ -13,7 +13,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 from reframe.core.backends import getlauncher
 
-from yeebench import capabilities, launch
+from yeebench import capabilities, launch, shell
 from yeebench.acceptance import numa_costs, outliers, scaling, storage
 from yeebench.acceptance.rfm import AcceptanceMixin, last_line, python_command, run_sweep, span_all_nodes
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
@@ -72,7 +72,8 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         self.num_tasks = cores  # the allocation holds the largest process run
         self.num_tasks_per_node = cores
         self.job.launcher = getlauncher("local")()  # the runs below launch themselves
-        cmds = [f"{self.mpicc} -O2 -fopenmp -o triad_mpi triad_mpi.c"] if self.program == "triad" else []
+        cmds = ([shell.words([self.mpicc, "-O2", "-fopenmp", "-o", "triad_mpi", "triad_mpi.c"])]
+                if self.program == "triad" else [])
         for mode in self.modes:
             for n in self.counts:
                 ranks, threads = (1, n) if mode == "threads" else (n, 1)
@@ -81,10 +82,12 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
                 for r in range(self.repeats):
                     out = f"{mode}_{n}_{r}.out"
                     if self.program == "yee":
-                        run = f"{binary} {self.yee_opts} --threads {threads} --report {out}"
+                        run = shell.words([binary, *shlex.split(self.yee_opts), "--threads", threads,
+                                           "--report", out])
                     else:
-                        run = f"{binary} --bytes {self._bytes} --repeats {self.triad_repeats} > {out}"
-                    cmds.append(f"env {env} {prefix} {run}".replace("  ", " "))
+                        run = (f"{shell.words([binary, '--bytes', self._bytes, '--repeats', self.triad_repeats])}"
+                               f" > {out}")
+                    cmds.append(" ".join(part for part in ("env", env, prefix, run) if part))
         run_sweep(self, cmds)
 
     def _size_triad(self):
@@ -192,8 +195,9 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
         cmds = [f"{numactl} --hardware > numactl.txt"]
         for i in range(self.nodes):
             for j in range(self.nodes):
-                cmds.append(f"OMP_NUM_THREADS={threads} {numactl} --cpunodebind={i} --membind={j} {numa_bw} "
-                            f"{self.numa_bw_opts} --threads {threads} --expect-nodes {j} --output numa_{i}_{j}.json")
+                cmds.append(f"OMP_NUM_THREADS={threads} {numactl} --cpunodebind={i} --membind={j} "
+                            + shell.words([numa_bw, *shlex.split(self.numa_bw_opts), "--threads", threads,
+                                           "--expect-nodes", j, "--output", f"numa_{i}_{j}.json"]))
         run_sweep(self, cmds)
 
     @sanity_function
@@ -259,7 +263,7 @@ class AcceptanceNetwork(AcceptanceMixin, YeebenchCheck):
 
     @run_before("run")
     def compile_in_job(self):
-        self.prerun_cmds = [f"{self.mpicc} -O2 -o pairmatrix pairmatrix.c"]
+        self.prerun_cmds = [shell.words([self.mpicc, "-O2", "-o", "pairmatrix", "pairmatrix.c"])]
 
     def _pairs(self):
         rows = sn.evaluate(sn.extractall(
@@ -381,7 +385,7 @@ class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
                             f"rm -rf {shlex.quote(out)} && mkdir -p {shlex.quote(out)}",
                             f"cd {shlex.quote(out)}"]
         self.executable = yee
-        self.executable_opts = (shlex.split(self.yee_opts) + ["$YEE_IO_OPTS", "--report",
+        self.executable_opts = (shlex.split(self.yee_opts) + [shell.Verbatim("$YEE_IO_OPTS"), "--report",
                                                                os.path.join(self.stagedir, "yee_io.json")])
         self.postrun_cmds = [f"cd {shlex.quote(self.stagedir)}",
                              f"echo output_bytes $(du -sb {shlex.quote(out)} | cut -f1)",

@@ -19,7 +19,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import capabilities, collective_bounds, launch, mpi, osu, single_copy
+from yeebench import capabilities, collective_bounds, launch, mpi, osu, shell, single_copy
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import osu as osu_parser
 from yeebench.single_copy_check import SingleCopyDecided
@@ -110,7 +110,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
         if self.buffers == 'device':
             opts = osu.device_buffer_options(opts, pt2pt=True)
         for i in range(1, self.pingpong_repeats + 1):
-            self.prerun_cmds.append(f'{prefix} {self.pingpong} {" ".join(opts)} > {pingpong_file(i)}')
+            self.prerun_cmds.append(f'{prefix} {shell.words([self.pingpong, *opts])} > {shell.quote(pingpong_file(i))}')
 
     def table(self, name=None):
         with open(os.path.join(self.stagedir, name or str(self.stdout))) as fh:

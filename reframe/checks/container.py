@@ -38,7 +38,7 @@ from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
-from yeebench import apptainer, capabilities, image_probe, launch
+from yeebench import apptainer, capabilities, image_probe, launch, shell
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe
@@ -126,12 +126,14 @@ class ContainerOrNativeRun(YeebenchCheck):
             if self.where == 'native':
                 self.executable, self.executable_opts = host_path, list(args)
                 return
-            self.container_platform.image = self.image
+            # ReFrame writes the platform's image and options into the job script as they are
+            self.container_platform.image = shell.quote(self.image)
             self.container_platform.command = bench
             # Host paths the partition wants in every container (extras.container_binds: the PMIx
             # server's directory under srun, a site's interconnect libraries).
             binds = [f'-B{path}' for path in self.current_partition.extras.get('container_binds', [])]
-            self.container_platform.options = binds + (apptainer.exec_options() if platform == 'Apptainer' else [])
+            self.container_platform.options = [shell.quote(o) for o in binds + (
+                apptainer.exec_options() if platform == 'Apptainer' else [])]
             return
         # The same mpirun line natively and inside a Docker container (the image's own Open MPI).
         self.job.launcher = getlauncher('local')()
@@ -139,12 +141,12 @@ class ContainerOrNativeRun(YeebenchCheck):
         loop = f'for i in $(seq {self.repeats}); do {mpirun} {bench} || exit 1; done'
         if self.where == 'native':
             self.executable = 'bash'
-            self.executable_opts = ['-c', shlex.quote(loop)]
+            self.executable_opts = ['-c', loop]     # quoted as one word with the command line
         else:
-            self.container_platform.image = self.image
+            self.container_platform.image = shell.quote(self.image)
             self.container_platform.command = f'bash -c {shlex.quote(loop)}'
             if platform == 'Docker':
-                self.container_platform.options = list(self.docker_options)
+                self.container_platform.options = [shell.quote(o) for o in self.docker_options]
 
     @run_before('run')
     def hybrid_repeats(self):
@@ -221,9 +223,13 @@ class NetpipeRun(ContainerOrNativeRun):
     def program(self):
         host, why = capabilities.netpipe(self.current_partition)
         self.skip_if(self.where == 'native' and host is None, why)
-        # -o in /tmp: the image's user cannot write to the mounted stage directory.
+        # The curves are read from stderr; NetPIPE's own output file goes to this job's stage directory
+        # natively and nowhere in the image (its user cannot write the mounted stage directory, and a
+        # fixed path such as /tmp/np.out is shared by every job on the node, and with the host under
+        # Apptainer).
+        out = os.path.join(self.stagedir, 'np.out') if self.where == 'native' else '/dev/null'
         return (host or 'NPopenmpi', 'NPopenmpi', ['-u', str(self.max_size), '-n', str(self.netpipe_repeats),
-                                                    '-p', '0', '-o', '/tmp/np.out'])
+                                                    '-p', '0', '-o', out])
 
     def curves(self):
         _, err = self.output_text()

@@ -22,7 +22,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import launch
+from yeebench import launch, shell
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import solver_backends
 from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
@@ -94,9 +94,9 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     @run_before('run')
     def baseline_run(self):
         if self.cores > 1:
-            opts = ' '.join(self.solver_options(grid=self.baseline_grid or self.grid, report=BASELINE_REPORT))
+            opts = self.solver_options(grid=self.baseline_grid or self.grid, report=BASELINE_REPORT)
             prefix = launch.single_core_prefix(self, self.node_topology.num_cores)
-            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {prefix} {self.executable} {opts}')
+            self.prerun_cmds.append(f'OMP_NUM_THREADS=1 {prefix} {shell.words([self.executable, *opts])}')
 
     @sanity_function
     def assert_valid(self):

@@ -21,6 +21,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
+from yeebench import shell
 from yeebench.base import YeebenchCheck
 from yeebench.solver import SolverMixin
 
@@ -104,10 +105,10 @@ class IoOutput(SolverMixin, YeebenchCheck):
     @run_before('run')
     def clean_output(self):
         if self.format != 'none':
-            self.prerun_cmds.append(f'rm -rf "{self.output_dir}"')
+            self.prerun_cmds.append(shell.words(['rm', '-rf', self.output_dir]))
             if not self.keep_output:
                 # file sizes are in the report; the files themselves can be many GB
-                self.postrun_cmds.append(f'rm -rf "{self.output_dir}"')
+                self.postrun_cmds.append(shell.words(['rm', '-rf', self.output_dir]))
 
     @sanity_function
     def assert_written(self):

@@ -17,7 +17,7 @@ import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import capabilities, launch, numa_policy
+from yeebench import capabilities, launch, numa_policy, shell
 from yeebench.acceptance import scaling
 from yeebench.numa_policy import POLICIES, numactl_failure  # noqa: F401 (the checks' API)
 from yeebench.base import YeebenchCheck
@@ -57,7 +57,7 @@ class NumaBase(YeebenchCheck):
         self.skip_if(self.policy == 'remote' and topology.num_numa_nodes < 2,
                      f'remote memory needs >= 2 NUMA nodes, this node has {topology.num_numa_nodes}')
         self.node0_cores = [c for c in topology.cores if set(c) <= set(topology.numa_nodes[0])]
-        self.prerun_cmds.append(f'numactl --hardware > {self.hardware_file}')
+        self.prerun_cmds.append(f'numactl --hardware > {shell.quote(self.hardware_file)}')
         # which policies the nodes' kernel refuses: declared by the system file (`local` probes it
         # when the configuration loads, there the launch host is the node)
         refused = self.current_partition.extras.get('numa_policy_refused', {}).get(self.policy)

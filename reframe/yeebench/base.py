@@ -22,7 +22,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
-from yeebench import capabilities, launch, references, selection, topology as topo
+from yeebench import capabilities, launch, references, selection, shell, topology as topo
 
 DIRECTIONS = ('higher', 'lower')
 
@@ -88,6 +88,13 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
             self.observations['smoke_overrides'] = dict(self.smoke_overrides)
 
     # -- skipping with the reason recorded (the suite's one skip path) -----------------
+    @run_before('run', always_last=True)
+    def _quote_command_line(self):
+        # ReFrame joins the executable and its options with spaces into the job script: quote each
+        # word, so no value (an -S setting, a path) is read by the shell as syntax.
+        self.executable = shell.quote(self.executable)
+        self.executable_opts = [shell.quote(opt) for opt in self.executable_opts]
+
     def skip(self, msg=None):
         '''Skip this case; the reason also goes to `observations` (ReFrame's report drops it).
 

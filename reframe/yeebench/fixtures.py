@@ -51,16 +51,17 @@ BUILD_DIR, INSTALL_DIR = 'build', 'install'
 
 def _found_line(program):
     '''Links `program` into bin/ from $YEEBENCH_PREFIX/bin or the node's PATH, noting where from.'''
-    return ('if [ -n "${{YEEBENCH_PREFIX:-}}" ] && [ -x "$YEEBENCH_PREFIX/bin/{p}" ]; then '
-            'ln -sf "$YEEBENCH_PREFIX/bin/{p}" bin/{p} && echo "{p} prefix-or-path $YEEBENCH_PREFIX/bin/{p}" >> origin.txt; '
-            'elif command -v {p} > /dev/null; then '
-            'ln -sf "$(command -v {p})" bin/{p} && echo "{p} prefix-or-path $(command -v {p})" >> origin.txt; fi'
-            ).format(p=program)
+    p, link = shlex.quote(program), shlex.quote(f'bin/{program}')
+    return (f'if [ -n "${{YEEBENCH_PREFIX:-}}" ] && [ -x "$YEEBENCH_PREFIX/bin/"{p} ]; then '
+            f'ln -sf "$YEEBENCH_PREFIX/bin/"{p} {link} && echo {p} prefix-or-path "$YEEBENCH_PREFIX/bin/"{p} >> origin.txt; '
+            f'elif found=$(command -v {p}); then '
+            f'ln -sf "$found" {link} && echo {p} prefix-or-path "$found" >> origin.txt; fi')
 
 
 def _link_built(program):
-    return (f'ln -sf ../{INSTALL_DIR}/bin/{program} bin/{program} && '
-            f'echo "{program} cmake $PWD/{INSTALL_DIR}/bin/{program}" >> origin.txt')
+    p = shlex.quote(program)
+    return (f'ln -sf ../{INSTALL_DIR}/bin/{p} {shlex.quote(f"bin/{program}")} && '
+            f'echo {p} cmake "$PWD/{INSTALL_DIR}/bin/"{p} >> origin.txt')
 
 
 def _optional_lines(source, optional, jobs):
@@ -69,12 +70,14 @@ def _optional_lines(source, optional, jobs):
     lines = []
     for p, (options, tool) in (optional or {}).items():
         reason = f'{p}: not in $YEEBENCH_PREFIX/bin or on the node\'s PATH, and no {tool} to build it'
-        lines.append(f'if [ ! -e bin/{p} ]; then if command -v {tool} > /dev/null; then '
-                     f'cmake -S {shlex.quote(str(source))} -B {BUILD_DIR}-{p} -DCMAKE_INSTALL_PREFIX="$PWD/{INSTALL_DIR}" '
-                     f'{" ".join(options)} && cmake --build {BUILD_DIR}-{p} -j {jobs} && cmake --install {BUILD_DIR}-{p} '
-                     f'&& {_link_built(p)} '
-                     f'|| echo "{p}: the CMake build failed (see the fixture\'s output)" > missing-{p}.txt; '
-                     f'else echo {shlex.quote(reason)} > missing-{p}.txt; fi; fi')
+        failed = f"{p}: the CMake build failed (see the fixture's output)"
+        build, missing = shlex.quote(f'{BUILD_DIR}-{p}'), shlex.quote(f'missing-{p}.txt')
+        lines.append(f'if [ ! -e {shlex.quote(f"bin/{p}")} ]; then if command -v {shlex.quote(tool)} > /dev/null; then '
+                     f'cmake -S {shlex.quote(str(source))} -B {build} -DCMAKE_INSTALL_PREFIX="$PWD/{INSTALL_DIR}" '
+                     f'{" ".join(map(shlex.quote, options))} && cmake --build {build} -j {int(jobs)} '
+                     f'&& cmake --install {build} && {_link_built(p)} '
+                     f'|| echo {shlex.quote(failed)} > {missing}; '
+                     f'else echo {shlex.quote(reason)} > {missing}; fi; fi')
     return lines
 
 
@@ -85,14 +88,14 @@ def setup_find_or_build(build_system, programs, source, cmake_options, jobs, opt
     configure and build lines ReFrame emits run only for a missing program; the post-build lines
     install and link.  `optional` {program: (cmake options, tool the build needs)}: see
     _optional_lines; they are looked for and built on both paths.  Returns (prebuild, postbuild).'''
-    build_system.configuredir = str(source)
+    build_system.configuredir = shlex.quote(str(source))   # written into the build script as is
     build_system.builddir = BUILD_DIR
-    build_system.config_opts = [f'-DCMAKE_INSTALL_PREFIX="$PWD/{INSTALL_DIR}"', *cmake_options]
+    build_system.config_opts = [f'-DCMAKE_INSTALL_PREFIX="$PWD/{INSTALL_DIR}"', *map(shlex.quote, cmake_options)]
     build_system.max_concurrency = jobs
     # the compilers are the project's choice (CMakeLists finds MPI), not the environment's wrappers
     build_system.flags_from_environ = False
     optional_lines = _optional_lines(source, optional, jobs)
-    all_found = ' && '.join(f'[ -e bin/{p} ]' for p in programs)
+    all_found = ' && '.join(f'[ -e {shlex.quote(f"bin/{p}")} ]' for p in programs)
     prebuild = ['mkdir -p bin', ': > origin.txt',
                 *[_found_line(p) for p in list(programs) + list(optional or {})],
                 f'if {all_found}; then {"; ".join(optional_lines + ["exit 0"])}; fi']

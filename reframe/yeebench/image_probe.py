@@ -38,14 +38,10 @@ def _is_remote(image: str) -> bool:
     return '://' in image          # docker://, library://, oras://: pulled by the runtime itself
 
 
-def _in_double_quotes(text: str) -> str:
-    return ''.join('\\' + c if c in '\\"$`' else c for c in text)
-
-
 def missing_reason_shell(platform: str, image: str) -> str:
     '''A shell word saying why the node cannot start `image` (the node's name and DOCKER_HOST are
-    expanded in the job).'''
-    name = _in_double_quotes(image)
+    expanded in the job; the image's name, single-quoted inside the word, is not).'''
+    name = f'"{shlex.quote(image)}"'
     if platform == 'Docker':
         return (f'"image {name} is not available from the Docker daemon (DOCKER_HOST=${{DOCKER_HOST:-default}}) '
                 f'on $(hostname): build it with containers/build-image.sh"')

@@ -103,6 +103,20 @@ def to_si(value, unit):
     return value, unit
 
 
+# Quantities that cannot be below zero: a duration, an amount of data, a rate. A negative one is a
+# broken parser or a hand-edited report, never a measurement, and ingest refuses it.
+_BYTE_UNITS = {"B", "kB", "MB", "GB", "TB"}
+
+
+def non_negative(metric, unit):
+    """True when the figure cannot be negative: every FIGURES entry with a declared unit (efficiencies,
+    shares, bandwidths, ratios), and any time, byte or per-second (SI) unit."""
+    if figure(metric).unit is not None:
+        return True
+    unit = (unit or "").strip()
+    return unit in _TIME_UNITS or unit in _BYTE_UNITS or unit.endswith("/s")
+
+
 def infer_direction(metric, unit):
     """Guess 'higher'/'lower' from the unit, then the name; None when unsure."""
     unit = (unit or "").strip()

@@ -16,6 +16,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
+from yeebench import shell
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries, SolverBinary
 from yeebench.parsers import jsonreport
@@ -116,7 +117,7 @@ class AffinityProbeMixin(rfm.RegressionTestPlugin):
     def record_affinity_before_run(self):
         '''Launch `affinity` with the same tasks, options and environment as the main command.'''
         launch = self.launch_prefix(self.num_tasks, self.job.launcher.options)
-        self.prerun_cmds.append(f'{launch} {self.probes.paths["affinity"]} --output {self.affinity_file}')
+        self.prerun_cmds.append(f'{launch} {shell.words([self.probes.paths["affinity"], "--output", self.affinity_file])}')
 
     def observed_affinity(self, name=None):
         with open(os.path.join(self.stagedir, name or self.affinity_file)) as fh:

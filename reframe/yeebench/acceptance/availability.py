@@ -12,6 +12,7 @@ processor-hours; they only have to be the same unit in both columns.
 import csv
 import datetime as dt
 import io
+import math
 
 AVAILABILITY_FORMAT = """\
 CSV with a header row; '#' lines are comments.  Columns (any order, extra columns ignored):
@@ -122,10 +123,14 @@ def window(records, days=None, start=None, end=None):
     if start and end and days is not None:
         raise AvailabilityError("--start, --end and --days all given: give at most two of them")
     days = DEFAULT_DAYS if days is None else days
-    if start and not end:
-        end = start + dt.timedelta(days=days - 1)
-    end = end or max(r["date"] for r in records)
-    start = start or end - dt.timedelta(days=days - 1)
+    try:
+        if start and not end:
+            end = start + dt.timedelta(days=days - 1)
+        end = end or max(r["date"] for r in records)
+        start = start or end - dt.timedelta(days=days - 1)
+    except OverflowError:
+        raise AvailabilityError(f"a window of {days} day(s) from {start or end} runs past the calendar "
+                                f"(years 1 to 9999)") from None
     if start > end:
         raise AvailabilityError(f"window start {start} is after its end {end}")
     return start, end
@@ -186,6 +191,10 @@ def effectiveness(records, days=None, end=None, start=None, threshold=97.0,
     el = 100.0 * operational / scheduled
     el_low = 100.0 * operational / (scheduled + unknown_hours)  # every unknown node-day down
     el_high = 100.0 * (operational + unknown_hours) / (scheduled + unknown_hours)  # ... all up
+    if not all(math.isfinite(x) for x in (scheduled, operational, unknown_hours, el, el_low, el_high)):
+        # each value was finite, their sum is not: no EL and no verdict can come from such a log
+        raise AvailabilityError(f"the hours between {start} and {end} are too large to add up "
+                                f"(their sum overflows); check the log's units")
     expected = window_days * len(nodes)
     coverage = 100.0 * (expected - missing) / expected
     span = f"{window_days} days ({start} to {end})"

@@ -61,7 +61,7 @@ def cmd_availability(args):
     except availability.AvailabilityError as err:
         raise _usage_error(f"{args.log}: {err}") from None
     if args.format == "json":
-        sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\n")
+        sys.stdout.write(json.dumps(result, indent=2, sort_keys=True, allow_nan=False) + "\n")
     else:
         print(f"window {result['start']} .. {result['end']} ({result['days']} days); node-days logged "
               f"{result['node_days_expected'] - result['node_days_unknown']} of {result['node_days_expected']} "

@@ -143,9 +143,10 @@ def as_text(summary):
 
 
 def as_json(summary):
-    return json.dumps({"overall": overall(summary), "counts": counts(summary), **{
-        k: summary.get(k) for k in ("systems", "cases", "waivers", "waiver_notes")}},
-        indent=2, sort_keys=True, default=str) + "\n"
+    from yeebench.results.formats import finite_for_json   # a report's NaN or inf is written as null
+    doc = {"overall": overall(summary), "counts": counts(summary), **{
+        k: summary.get(k) for k in ("systems", "cases", "waivers", "waiver_notes")}}
+    return json.dumps(finite_for_json(doc), indent=2, sort_keys=True, default=str, allow_nan=False) + "\n"
 
 
 CSS = """

@@ -92,9 +92,10 @@ def _missing_tool_line(tool, marker, what, hint=""):
 def _could_not_build(tool, what, errors):
     """The echo saying that `tool` built nothing, with the first line of its `errors` file naming an error,
     else its last line that is not a rule: Open MPI's wrappers frame their message in lines of dashes."""
+    errors = shlex.quote(errors)
     reason = (f"$(grep -m1 -i -E 'error|unable|not found' {errors} || "
               f"grep -v -E '^[-[:space:]]*$' {errors} | tail -n 1)")
-    return f"echo \"{tool} could not build {what}: {reason}\""
+    return f"echo {shlex.quote(f'{tool} could not build {what}: ')}\"{reason}\""
 
 
 def probe_build_lines(tool, program, build_stderr):
@@ -105,7 +106,7 @@ def probe_build_lines(tool, program, build_stderr):
     what = f"the {program} probe"
     prebuild = ["trap - ERR", _missing_tool_line(tool, PROBE_NOT_BUILT, what)]
     # the compiler's messages are on the build job's stderr
-    postbuild = [f"[ -x {program} ] || {_could_not_build(tool, what, build_stderr)} > {PROBE_NOT_BUILT}"]
+    postbuild = [f"[ -x {shlex.quote(program)} ] || {_could_not_build(tool, what, build_stderr)} > {PROBE_NOT_BUILT}"]
     return prebuild, postbuild
 
 
@@ -131,10 +132,11 @@ class ProbeBuild(rfm.CompileOnlyRegressionTest):
     @run_before("compile")
     def build_or_explain(self):
         tool = self.compiler()
-        self.build_system.srcfile = self.source
-        self.build_system.executable = self.program
-        self.build_system.cc = tool
-        self.build_system.cflags = list(self.cflags)
+        # ReFrame writes these into the build script as they are: each one a quoted word
+        self.build_system.srcfile = shlex.quote(self.source)
+        self.build_system.executable = shlex.quote(self.program)
+        self.build_system.cc = shlex.quote(tool)
+        self.build_system.cflags = [shlex.quote(flag) for flag in self.cflags]
         self.prebuild_cmds, self.postbuild_cmds = probe_build_lines(tool, self.program, self.build_job.stderr)
 
     @property
@@ -181,8 +183,8 @@ def run_sweep(test, lines):
 
 
 def python_command(module):
-    """Command running a yeebench module with the Python that runs ReFrame (same venv)."""
-    return f"{sys.executable} -m {module}"
+    """Shell command running a yeebench module with the Python that runs ReFrame (same venv)."""
+    return f"{shlex.quote(sys.executable)} -m {shlex.quote(module)}"
 
 
 def gpu_present(partition):

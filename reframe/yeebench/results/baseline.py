@@ -3,7 +3,7 @@ import datetime
 import json
 from pathlib import Path
 
-from yeebench.results import sources, store
+from yeebench.results import safe_paths, sources, store
 from yeebench.results.errors import ResultsError
 
 
@@ -23,7 +23,7 @@ def promote(run_args, baselines_dir, system=None):
     rows = [row for run in runs for row in run.rows]
     if not rows:
         raise ResultsError("the runs hold no rows; nothing to promote")
-    path = Path(baselines_dir) / f"{system}.json"
+    path = safe_paths.child(baselines_dir, system, "system name", suffix=".json")
     previous = None
     if path.exists():
         try:

@@ -124,10 +124,11 @@ def cmd_compare(args):
     if from_history:
         if history is None:
             raise ResultsError(f"--baseline history needs recorded runs in --results-dir {args.results_dir}")
-        values = history.values(systems, exclude, args.statistic, args.history_runs)
+        version = sources.recorded_version(candidate, "candidate")
+        values = history.values(systems, exclude, args.statistic, args.history_runs, suite_version=version)
         if not values:
-            raise ResultsError(f"no recorded runs of {', '.join(systems)} in {args.results_dir} "
-                               f"besides the candidate")
+            raise ResultsError(f"no recorded runs of {', '.join(systems)} by yeebench {version} in "
+                               f"{args.results_dir} besides the candidate")
         results = compare.compare_with_history(cand_rows, values, threshold=args.threshold, z=args.z,
                                                statistic=args.statistic)
         base_label = f"history of {', '.join(systems)} in {args.results_dir} (newest {args.history_runs} runs)"

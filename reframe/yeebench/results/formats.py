@@ -88,20 +88,20 @@ def as_csv(results, counts, header_lines=()):
     return buffer.getvalue()
 
 
-def _finite(value):
+def finite_for_json(value):
     """JSON has no infinities or NaN: write null (a zero baseline gives an infinite change)."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite_for_json(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return [finite_for_json(v) for v in value]
     return value
 
 
 def as_json(results, counts, header_lines=(), settings=None):
     doc = {"settings": settings or {}, "summary": dict(counts), "results": results}
-    return json.dumps(_finite(doc), indent=2, default=str, allow_nan=False) + "\n"
+    return json.dumps(finite_for_json(doc), indent=2, default=str, allow_nan=False) + "\n"
 
 
 FORMATTERS = {"table": as_table, "markdown": as_markdown, "csv": as_csv, "json": as_json}

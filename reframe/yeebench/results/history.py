@@ -5,13 +5,16 @@ source of truth; RESULTS_DIR/.history.sqlite only caches, per run and figure, th
 statistics the noise model and `compare --baseline history` query. Every open
 re-checks each run directory's files (size, mtime, inode) against the cache and
 re-reads the runs that disagree or are new, and forgets those that are gone; a
-cache of another layout or a corrupt one is deleted and rebuilt. SQLite rather
+cache of another layout, or one that fails SQLite's quick check anywhere, is rebuilt
+(into a temporary file renamed into place, under a lock: see History). SQLite rather
 than DuckDB: it is in Python's standard library (no extra dependency) and is the
 format ReFrame's own results database uses.
 """
+import fcntl
 import hashlib
 import os
 import sqlite3
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -115,43 +118,79 @@ def _run_figures(run):
 
 
 class History:
-    """Recorded runs under one results tree, queried through the cache."""
+    """Recorded runs under one results tree, queried through the cache.
+
+    Opening takes an exclusive lock (flock on RESULTS_DIR/.history.sqlite.lock) while it validates,
+    rebuilds and syncs the cache: concurrent commands wait for each other there and never see a
+    half-built cache. Queries afterwards need no lock of ours (SQLite's own locks keep a reader and
+    another command's sync apart), so one process may hold several Histories of one tree."""
 
     def __init__(self, results_dir):
         self.results_dir = Path(results_dir)
         self.path = self.results_dir / CACHE_NAME
         self.refreshed = 0
         self.unreadable = []
-        self.db = self._open()
-        self._sync()
+        self.results_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = open(f"{self.path}.lock", "a+")
+        self.db = None
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX)
+            try:
+                self.db = self._open()
+                self._sync()
+            except sqlite3.DatabaseError:
+                # damage that the quick check did not see (a page first read by the sync): start afresh
+                if self.db is not None:
+                    self.db.close()
+                self.db = self._rebuild()
+                self._sync()
+        except BaseException:
+            self.close()
+            raise
+        self._lock.close()      # releases the lock
 
     def _open(self):
-        self.results_dir.mkdir(parents=True, exist_ok=True)
-        for attempt in (1, 2):
+        """A connection to the cache if it is whole and of this layout, else to a freshly built one."""
+        if self.path.exists():
+            db = sqlite3.connect(self.path, timeout=60)
             try:
-                db = sqlite3.connect(self.path, timeout=60)
-                db.execute("PRAGMA foreign_keys = ON")
+                whole = db.execute("PRAGMA quick_check").fetchone()
                 row = db.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
-                if row and row[0] == CACHE_LAYOUT:
+                if whole == ("ok",) and row and row[0] == CACHE_LAYOUT:
+                    db.execute("PRAGMA foreign_keys = ON")
                     return db
-                db.close()
             except sqlite3.DatabaseError:
                 pass  # not a database, another layout, or damaged: never trusted
-            if attempt == 1:
-                self._drop()
+            db.close()
+        return self._rebuild()
+
+    def _rebuild(self):
+        """Build an empty cache in a temporary file and rename it into place (the caller holds the
+        exclusive lock): a killed build leaves only a temporary, never a half-built cache."""
+        store.clean_stale_temporaries(self.results_dir)    # a build that was killed halfway
+        fd, tmp = tempfile.mkstemp(prefix=f"{CACHE_NAME}.pid{os.getpid()}.", suffix=store.TMP_SUFFIX,
+                                   dir=self.results_dir)
+        os.close(fd)
+        try:
+            db = sqlite3.connect(tmp)
+            with db:
+                db.executescript(_TABLES)
+                db.execute("INSERT INTO meta VALUES ('layout', ?)", (CACHE_LAYOUT,))
+            db.close()
+            # a journal left beside the old cache would be rolled back into the new one
+            for suffix in ("-journal", "-wal", "-shm"):
+                try:
+                    os.unlink(f"{self.path}{suffix}")
+                except FileNotFoundError:
+                    pass
+            os.replace(tmp, self.path)
+        finally:
+            for leftover in (tmp, f"{tmp}-journal"):
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
         db = sqlite3.connect(self.path, timeout=60)
         db.execute("PRAGMA foreign_keys = ON")
-        with db:
-            db.executescript(_TABLES)
-            db.execute("INSERT INTO meta VALUES ('layout', ?)", (CACHE_LAYOUT,))
         return db
-
-    def _drop(self):
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            try:
-                os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
 
     def _sync(self):
         """Make the cache agree with the run directories on disk."""
@@ -189,9 +228,10 @@ class History:
     def run_count(self):
         return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
 
-    def values(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS, column=None):
+    def values(self, systems, exclude_run_ids=(), statistic="best", last=DEFAULT_HISTORY_RUNS, column=None,
+               suite_version=None):
         """{row_key: [the statistic of each of the newest `last` runs holding the figure]}
-        (or of another column of the figures table)."""
+        (or of another column of the figures table); only runs of `suite_version` when it is given."""
         column = column or ("best" if statistic == "best" else "median")
         agreed = (f"AND COALESCE(f.top_spread, 0) <= {DEFAULT_THRESHOLD!r} "
                   if statistic == "best" and column == "best" else "")
@@ -204,10 +244,12 @@ class History:
                  f"{value} AS value, ROW_NUMBER() OVER (PARTITION BY f.partition, "
                  f"f.environ, f.check_name, f.parameters, f.metric ORDER BY r.started DESC, r.run_id DESC) AS age "
                  f"FROM figures f JOIN runs r ON r.id = f.run "
-                 f"WHERE f.system = ? {agreed}AND r.run_id NOT IN ({','.join('?' * len(exclude))})) "
+                 f"WHERE f.system = ? {agreed}AND r.run_id NOT IN ({','.join('?' * len(exclude))}) "
+                 f"{'AND r.suite_version = ? ' if suite_version else ''}) "
                  f"WHERE age <= ? ORDER BY age")
+        version = [suite_version] if suite_version else []
         for system in systems:
-            for *key, value in self.db.execute(query, [system, *exclude, last]):
+            for *key, value in self.db.execute(query, [system, *exclude, *version, last]):
                 out[tuple(key)].append(value)
         return dict(out)
 
@@ -228,7 +270,11 @@ class History:
                 if sum(v is not None for v in values) >= MIN_HISTORY_RUNS}
 
     def close(self):
-        self.db.close()
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+        if not self._lock.closed:
+            self._lock.close()   # releases the lock
 
 
 def open_history(results_dir):

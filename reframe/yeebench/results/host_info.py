@@ -33,7 +33,9 @@ def git_state(directory):
     sha = _run(["git", "rev-parse", "HEAD"], cwd=directory)
     if not sha:
         return None, None
-    status = _run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=directory)
+    # no fsmonitor or hooks: a status must not run a command a repository's config names
+    status = _run(["git", "-c", "core.fsmonitor=false", "status", "--porcelain", "--untracked-files=no"],
+                  cwd=directory)
     return sha.strip(), (bool(status.strip()) if status is not None else None)
 
 

@@ -8,41 +8,43 @@ is written, and the run directory appears atomically or not at all.
 import datetime
 import os
 import platform
-import re
 import socket
 from collections import defaultdict
 from pathlib import Path
 
 from yeebench import metrics
-from yeebench.results import host_info, output_files, plausibility, report_reader, store
+from yeebench.results import host_info, output_files, plausibility, report_reader, safe_paths, store
 from yeebench.results.errors import ResultsError
 from yeebench.results.schema import PROVENANCE_SCHEMA_VERSION, ROW_SCHEMA_VERSION
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+def _moment(unix_time, what):
+    """The UTC datetime of a report's Unix time; ResultsError for one no calendar holds (1e20, NaN, text)."""
+    try:
+        return datetime.datetime.fromtimestamp(float(unix_time), datetime.timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
+        raise ResultsError(f"{what} {unix_time!r} is not a Unix time between the years 1 and 9999") from None
 
 
-def _safe_name(text):
-    return _SAFE.sub("-", text).strip("-.") or "unknown"
-
-
-def _iso(unix_time):
+def _iso(unix_time, what="time"):
     if unix_time is None:
         return None
-    return datetime.datetime.fromtimestamp(float(unix_time), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _moment(unix_time, what).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def run_id_for(report):
     """Start time plus the session uuid's first block: sortable and unique per session."""
     info = report["session_info"]
-    stamp = datetime.datetime.fromtimestamp(float(info["time_start_unix"]), datetime.timezone.utc)
-    return f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{_safe_name(str(info.get('uuid', 'x')))[:8]}"
+    if info.get("time_start_unix") is None:
+        raise ResultsError("the report's session_info has no time_start_unix")
+    stamp = _moment(info["time_start_unix"], "session_info.time_start_unix")
+    return f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{safe_paths.clean_component(str(info.get('uuid', 'x')))[:8]}"
 
 
 def _system_of(cases, report):
     systems = sorted({c.get("system") or "" for _, c in cases} - {""})
     if not systems:
-        return _safe_name(report["session_info"].get("hostname", "unknown"))
-    return _safe_name("+".join(systems))
+        return safe_paths.clean_component(report["session_info"].get("hostname", "unknown"))
+    return safe_paths.clean_component("+".join(systems))
 
 
 def suite_version():
@@ -91,10 +93,13 @@ def build_rows(report, run_id):
             continue
         params = report_reader.parameters(case)
         declared = case.get("perf_directions")
-        timestamp = _iso(case.get("job_completion_time_unix") or fallback_time)
+        timestamp = _iso(case.get("job_completion_time_unix") or fallback_time, "job_completion_time_unix")
         for metric, value, unit, reference, _ in report_reader.perf_figures(case):
             direction, source = metrics.resolve_direction(metric, unit, declared)
             si_value, si_unit = metrics.to_si(value, unit)
+            if si_value < 0 and metrics.non_negative(metric, si_unit):
+                raise ResultsError(f"test case {case.get('unique_name') or check}: {metric} = {value:g} {unit} "
+                                   f"is negative, which this figure cannot be; refusing the report")
             key = (case.get("system"), case.get("partition"), case.get("environ"), check,
                    tuple(sorted((k, str(v)) for k, v in params.items())), metric)
             row = {
@@ -113,12 +118,10 @@ def build_rows(report, run_id):
     return rows, cases
 
 
-def _git_directory(report):
-    for _, case in report_reader.iter_testcases(report):
-        filename = case.get("filename")
-        if filename and Path(filename).parent.is_dir():
-            return Path(filename).parent
-    return Path.cwd()
+def _suite_checkout():
+    """The checkout this yeebench runs from (its package's own location), never a path from the report:
+    running git in a directory a report names runs that repository's hooks and fsmonitor command."""
+    return Path(__file__).resolve().parents[3]
 
 
 def build_provenance(report, run_id, system, rows, cases):
@@ -139,7 +142,7 @@ def build_provenance(report, run_id, system, rows, cases):
     if yee_build and yee_build.get("git_sha"):
         git = {"source": "output-files", "sha": yee_build.get("git_sha"), "dirty": yee_build.get("dirty")}
     else:
-        sha, dirty = host_info.git_state(_git_directory(report))
+        sha, dirty = host_info.git_state(_suite_checkout())
         if sha:
             git = {"source": "ingest-host", "sha": sha, "dirty": dirty}
 
@@ -153,7 +156,7 @@ def build_provenance(report, run_id, system, rows, cases):
     topo = dict(host_info.topology(), source="ingest-host")
 
     spack_lock = None
-    repo_dir = _git_directory(report)
+    repo_dir = _suite_checkout()
     # only a run that used the Spack environment's binaries (ReFrame's `spack` environment) has a lock
     used_spack = any(c.get("environ") == "spack" for _, c in report_reader.iter_testcases(report))
     for candidate in (Path.cwd() / "spack.lock", repo_dir / "spack.lock") if used_spack else ():
@@ -172,7 +175,8 @@ def build_provenance(report, run_id, system, rows, cases):
         "ingest_host": socket.gethostname(),
         "reframe": {"source": "report", "version": info.get("version"), "cmdline": info.get("cmdline"),
                     "hostname": info.get("hostname"), "session_uuid": info.get("uuid"),
-                    "time_start": _iso(info.get("time_start_unix")), "time_end": _iso(info.get("time_end_unix")),
+                    "time_start": _iso(info.get("time_start_unix"), "time_start_unix"),
+                    "time_end": _iso(info.get("time_end_unix"), "time_end_unix"),
                     "data_version": info.get("data_version")},
         "git": git,
         "build": {"source": "output-files" if programs else "absent", "programs": programs},

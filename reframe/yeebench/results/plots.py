@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")  # headless: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
-from yeebench.results import figures, stats  # noqa: E402
+from yeebench.results import figures, safe_paths, stats  # noqa: E402
 from yeebench.results.store import atomic_write_bytes  # noqa: E402
 
 _SIZE_METRIC = re.compile(r"^(?P<kind>latency|lat|bandwidth|bw)[_-]?(?P<size>\d+(?:\.\d+)?)(?P<unit>B|kB|KB|KiB|MB|MiB)?$",
@@ -111,7 +111,7 @@ def _finish(fig, ax, title, xlabel, ylabel, path, legend=True):
 
 
 def _safe(text):
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80] or "plot"
+    return safe_paths.clean_component(text, fallback="plot", replacement="_", max_len=80)
 
 
 def _sources(runs, baseline):

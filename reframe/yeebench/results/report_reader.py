@@ -59,15 +59,28 @@ def parse_report(text, what):
     except json.JSONDecodeError as err:
         raise ResultsError(f"{what} is not valid JSON at line {err.lineno} column {err.colno} "
                            f"({err.msg}); corrupt or truncated?") from None
+    except RecursionError:
+        raise ResultsError(f"{what} nests JSON too deeply to be a ReFrame run report") from None
     if not isinstance(report, dict) or "session_info" not in report or "runs" not in report:
         raise ResultsError(f"{what} is not a ReFrame run report (no session_info/runs)")
-    version = str(report.get("session_info", {}).get("data_version", ""))
+    if not isinstance(report["session_info"], dict) or not isinstance(report["runs"], list):
+        raise ResultsError(f"{what} is not a ReFrame run report (session_info must be an object, "
+                           f"runs a list)")
+    if not all(isinstance(run, dict) and isinstance(run.get("testcases", []), list)
+               and all(isinstance(case, dict) for case in run.get("testcases", []))
+               for run in report["runs"]):
+        raise ResultsError(f"{what} is not a ReFrame run report (each run must be an object whose "
+                           f"testcases are objects)")
+    version = str(report["session_info"].get("data_version", ""))
     if version.split(".")[0] != SUPPORTED_DATA_MAJOR:
         raise ResultsError(f"{what} has unknown ReFrame report data_version {version or 'n/a'!r} "
                            f"(supported: {SUPPORTED_DATA_MAJOR}.x)")
     schema = _reframe_report_schema()
     if schema is not None:
-        error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(report))
+        try:
+            error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(report))
+        except RecursionError:
+            raise ResultsError(f"{what} nests JSON too deeply to be a ReFrame run report") from None
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
             raise ResultsError(f"{what} fails ReFrame's report schema at {where}: {error.message}")

@@ -13,13 +13,17 @@ BASELINE_SCHEMA_VERSION = 1
 class RowSource:
     """Rows from one or more runs, with a label and the provenance of each run."""
 
-    def __init__(self, label, rows, provenances):
+    def __init__(self, label, rows, provenances, versions=None):
         self.label = label
         self.rows = rows
         self.provenances = provenances
+        # (run, suite_version or None) of every run, those without provenance included
+        self.versions = versions if versions is not None else [
+            (p.get("run_id") or label, p.get("suite_version")) for p in provenances]
 
 
 def load_baseline_file(path):
+    path = Path(path)
     doc = store.read_json(path, "baseline")
     if not isinstance(doc, dict) or doc.get("schema") != BASELINE_SCHEMA:
         raise ResultsError(f"{path} is not a yeebench baseline file (schema {BASELINE_SCHEMA!r} expected)")
@@ -31,8 +35,12 @@ def load_baseline_file(path):
         raise ResultsError(f"baseline {path} holds no rows")
     for i, row in enumerate(rows):
         validate_row(row, f"baseline {path} row {i}")
-    return RowSource(f"baseline {Path(path).name} ({', '.join(doc.get('source_runs', []))})", rows,
-                     doc.get("provenances", []))
+    provenances = [p for p in doc.get("provenances", []) if isinstance(p, dict)]
+    source_runs = [str(r) for r in doc.get("source_runs", [])] if isinstance(doc.get("source_runs"), list) else []
+    versions = [(p.get("run_id") or path.name, p.get("suite_version")) for p in provenances]
+    recorded = {p.get("run_id") for p in provenances}
+    versions += [(run, None) for run in source_runs if run not in recorded]   # promoted without provenance
+    return RowSource(f"baseline {Path(path).name} ({', '.join(source_runs)})", rows, provenances, versions)
 
 
 def load_source(arg):
@@ -51,7 +59,8 @@ def load_source(arg):
     if not rows:
         raise ResultsError(f"{arg}: the recorded runs hold no rows")
     label = runs[0].label if len(runs) == 1 else f"{path} ({len(runs)} runs)"
-    return RowSource(label, rows, [r.provenance for r in runs if r.provenance])
+    return RowSource(label, rows, [r.provenance for r in runs if r.provenance],
+                     [(r.label, (r.provenance or {}).get("suite_version")) for r in runs])
 
 
 def load_sources(args):
@@ -60,7 +69,7 @@ def load_sources(args):
     if len(sources) == 1:
         return sources[0]
     return RowSource(" + ".join(s.label for s in sources), [r for s in sources for r in s.rows],
-                     [p for s in sources for p in s.provenances])
+                     [p for s in sources for p in s.provenances], [v for s in sources for v in s.versions])
 
 
 def systems_of(source):
@@ -68,7 +77,12 @@ def systems_of(source):
 
 
 def suite_versions_of(source):
-    return sorted({p.get("suite_version") for p in source.provenances if p.get("suite_version")})
+    return sorted({v for _, v in source.versions if v})
+
+
+def unrecorded_versions(source):
+    """The runs of source whose yeebench version is not recorded (no provenance, or a null version)."""
+    return [run for run, version in source.versions if not version]
 
 
 def check_comparable(named_sources, ignore=()):
@@ -79,9 +93,28 @@ def check_comparable(named_sources, ignore=()):
             where = "; ".join(f"{name} is {', '.join(v)}" for name, v in systems.items())
             raise ResultsError(f"runs of different systems ({where}); compare one system's runs "
                                f"(or --ignore system to compare two machines on purpose)")
+    # a run whose version is unknown cannot be shown to measure the same thing: the guard holds for it too
+    unknown = [f"{name} run {run}" for name, src in named_sources for run in unrecorded_versions(src)]
+    if unknown:
+        raise ResultsError(f"no yeebench suite version recorded for {', '.join(unknown[:3])}"
+                           f"{f' and {len(unknown) - 3} more' if len(unknown) > 3 else ''}: runs are "
+                           f"compared only when both sides record the same version")
     versions = {name: suite_versions_of(src) for name, src in named_sources}
     known = {v for vs in versions.values() for v in vs}
     if len(known) > 1:
         where = "; ".join(f"{name} {', '.join(v) or 'unrecorded'}" for name, v in versions.items())
         raise ResultsError(f"runs of different yeebench suite versions ({where}): their figures may not "
                            f"measure the same thing")
+
+
+def recorded_version(source, name):
+    """The one yeebench version every run of source records; ResultsError when a run records none or
+    the runs record several (a history is then read for that version only)."""
+    unknown = unrecorded_versions(source)
+    if unknown:
+        raise ResultsError(f"no yeebench suite version recorded for {name} run {unknown[0]}: its figures "
+                           f"are compared only with runs of the same recorded version")
+    versions = suite_versions_of(source)
+    if len(versions) != 1:
+        raise ResultsError(f"{name} mixes yeebench suite versions {', '.join(versions)}")
+    return versions[0]

@@ -3,6 +3,7 @@ in a shell with stand-in docker/apptainer/mpirun and their files are judged as t
 them; ReFrame generates the checks on a launch host whose PATH has no real Docker, Apptainer or MPI
 and where starting a program from a check is refused."""
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -189,3 +190,28 @@ def test_an_image_name_with_shell_characters_is_named_as_given(tmp_path):
     out, found = run_probe(tmp_path, 'Docker', image, container_leg=False, hybrid=False, docker_has_image=False)
     assert 'LAUNCHED' not in out.stdout
     assert found.missing_reason().startswith(f'image {image} is not available from the Docker daemon')
+
+
+@pytest.mark.parametrize('platform', ['Docker', 'Apptainer'])
+def test_netpipe_legs_write_only_into_their_own_stage_directory(tmp_path, platform):
+    image = tmp_path / 'stand-in.sif'
+    image.write_bytes(SIF_HEAD)
+    scripts = generate(tmp_path, '-S', f'platform={platform}', '-S',
+                       f'image={image if platform == "Apptainer" else "yeebench:np-test"}')
+    legs = {name: s for name, s in scripts.items() if name.startswith('NetpipeRun')}
+    assert len(legs) == 2, sorted(scripts)
+    for name, script in legs.items():
+        # NetPIPE's file: this job's own stage directory, or nowhere; never a path every job shares
+        written = re.findall(r"-o (\S+?)'? ", script)
+        assert written and all(w.endswith(f'/{name}/np.out') or w == '/dev/null' for w in written), script
+
+
+@pytest.mark.parametrize('platform', ['Docker', 'Apptainer'])
+def test_a_hostile_image_name_is_one_word_in_every_leg(tmp_path, platform):
+    from test_job_script_quoting import hostile, leaks
+    payloads = {'image': hostile('image')}
+    scripts = generate(tmp_path, '-S', f'platform={platform}', '-S', f'image={payloads["image"]}')
+    legs = {name: s for name, s in scripts.items() if name.startswith(('SolverRun', 'NetpipeRun'))}
+    assert len(legs) == 4 and all('@@image@@' in s for s in legs.values()), sorted(scripts)
+    found = [leak for name, s in legs.items() for leak in leaks(s, payloads, name)]
+    assert not found, found

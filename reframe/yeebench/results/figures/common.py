@@ -17,7 +17,7 @@ matplotlib.use("Agg")  # headless: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.container import BarContainer  # noqa: E402
 
-from yeebench.results import stats  # noqa: E402
+from yeebench.results import safe_paths, stats  # noqa: E402
 from yeebench.results.store import atomic_write_bytes  # noqa: E402
 
 #: One run's (or the baseline's) rows of one check.
@@ -42,7 +42,8 @@ WIDE = (10.5, 4.4)
 
 
 def safe(text):
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("_")[:80] or "figure"
+    """A file-name part made from a check name (data from a report): one plain path component."""
+    return safe_paths.clean_component(text, fallback="figure", replacement="_", max_len=80)
 
 
 def median_of(rows, metric, where=None):

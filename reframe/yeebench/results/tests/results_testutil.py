@@ -51,7 +51,7 @@ def minimal_provenance(run_id, system, nrows):
     absent = {"source": "absent"}
     return {
         "schema": "yeebench-provenance", "schema_version": 1, "run_id": run_id, "system": system,
-        "ingested_at": "2026-01-01T00:00:00Z", "ingest_host": "test",
+        "suite_version": "0.0.test", "ingested_at": "2026-01-01T00:00:00Z", "ingest_host": "test",
         "reframe": {"source": "report", "version": "4.10.4"}, "git": dict(absent, sha=None, dirty=None),
         "build": dict(absent, programs={}), "software": dict(absent), "topology": dict(absent),
         "bindings": dict(absent, observed=[]), "jobs": {"source": "report", "cases": []},
