@@ -18,7 +18,8 @@ def hockney_fit(sizes, times_us):
     Relative weighting (w = 1/t^2) keeps small messages from being swamped by
     large ones, so alpha follows the measured small-message latency.
     """
-    pts = [(float(n), float(t)) for n, t in zip(sizes, times_us) if t > 0 and math.isfinite(t)]
+    # a time whose square under- or overflows has no usable weight (1/t^2)
+    pts = [(float(n), float(t)) for n, t in zip(sizes, times_us) if t > 0 and 0 < t * t < math.inf]
     if len(pts) < 2 or len({n for n, _ in pts}) < 2:
         raise FitError('a Hockney fit needs at least two message sizes with positive times')
     sw = swx = swy = swxx = swxy = 0.0
@@ -30,6 +31,8 @@ def hockney_fit(sizes, times_us):
         swxx += w * n * n
         swxy += w * n * t
     det = sw * swxx - swx * swx
+    if not (math.isfinite(det) and det > 0):  # times whose squares over- or underflow: no weights
+        raise FitError('the message times are too large or too small for a Hockney fit')
     beta = (sw * swxy - swx * swy) / det
     alpha = (swy - beta * swx) / sw
     if alpha < 0 or beta <= 0:   # noisy curve: pin alpha to the smallest message's time

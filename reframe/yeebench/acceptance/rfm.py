@@ -92,7 +92,7 @@ def _missing_tool_line(tool, marker, what, hint=""):
 def _could_not_build(tool, what, errors):
     """The echo saying that `tool` built nothing, with the first line of its `errors` file naming an error,
     else its last line that is not a rule: Open MPI's wrappers frame their message in lines of dashes."""
-    errors = shlex.quote(errors)
+    errors = shlex.quote(str(errors))
     reason = (f"$(grep -m1 -i -E 'error|unable|not found' {errors} || "
               f"grep -v -E '^[-[:space:]]*$' {errors} | tail -n 1)")
     return f"echo {shlex.quote(f'{tool} could not build {what}: ')}\"{reason}\""
