@@ -6,7 +6,8 @@
 # Environment: ENGINE (docker), PY (python with pip; default .venv/bin/python), JOBS (2),
 # YEE_MARCH (empty = portable; `native` for an image that only runs on CPUs like this one),
 # OUT (build/containers: wheelhouse and logs), OSU_TARBALL (an osu-micro-benchmarks-<v>.tar.gz release
-# to build into the image under /opt/yeebench/osu; none: the image has no OSU and the OSU checks skip).
+# to build into the image under /opt/yeebench/osu; none: the image has no OSU and the OSU checks skip),
+# BUILD_STAGE_IMAGE (also tag the Dockerfile's `build` stage, compilers included, under this name).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 image=${1:-yeebench:latest}
@@ -38,5 +39,12 @@ t0=$(date +%s)
 DOCKER_BUILDKIT=0 "$engine" build "${build_opts[@]}" -t "$image" -f containers/Dockerfile - \
     < "$out/context.tar" > "$out/docker-build.log" 2>&1 \
     || { echo "build-image: $engine build failed; last lines:" >&2; tail -25 "$out/docker-build.log" >&2; exit 1; }
+# The same context and arguments: every step of the stage is a cache hit of the build above.
+if [ -n "${BUILD_STAGE_IMAGE:-}" ]; then
+    DOCKER_BUILDKIT=0 "$engine" build "${build_opts[@]}" --target build -t "$BUILD_STAGE_IMAGE" \
+        -f containers/Dockerfile - < "$out/context.tar" >> "$out/docker-build.log" 2>&1 \
+        || { echo "build-image: $engine build --target build failed; last lines:" >&2
+             tail -25 "$out/docker-build.log" >&2; exit 1; }
+fi
 rm -f "$out/context.tar"
 echo "build-image: built $image with $engine in $(( $(date +%s) - t0 )) s (log: $out/docker-build.log)"

@@ -14,8 +14,8 @@
 # Figures go to build/containers/ci-build.json. Skips (exit 0, reason printed) only where containers
 # cannot run: not root, or no overlay filesystem / cgroups.
 # CI_BUILD_STEPS=default-caps (make test-containers-default-caps): steps 1-4 up to the image (a cache hit
-# after make test-containers), then only containers/default-caps-smoke.sh: the smoke set in a default-
-# capability container deciding single-copy itself.
+# after make test-containers), its `build` stage tagged too, then only containers/default-caps-run.sh:
+# `make run` from this checkout in a default-capability container of that stage, deciding single-copy itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -101,8 +101,10 @@ t0=$(date +%s)
 # OSU from the user's OSU_TARBALL, else the lab's 7.4 release (checksum verified), else none (OSU checks skip).
 osu_tarball=${OSU_TARBALL:-$(bash containers/lab-file.sh mirror/osu-micro-benchmarks/osu-micro-benchmarks-7.4.tar.gz || true)}
 log "OSU Micro-Benchmarks in the image: ${osu_tarball:-none (no OSU_TARBALL, no lab)}"
+build_stage=
+[ "$steps" = default-caps ] && build_stage=${YEEBENCH_BUILD_IMAGE:-yeebench-build:latest}
 ENGINE=docker PY="$py" OUT="$out" JOBS="${JOBS:-2}" YEE_MARCH="${YEE_MARCH:-native}" OSU_TARBALL="$osu_tarball" \
-    bash containers/build-image.sh "$image"
+    BUILD_STAGE_IMAGE="$build_stage" bash containers/build-image.sh "$image"
 t1=$(date +%s)
 size=$(docker image inspect -f '{{.Size}}' "$image")
 # Keep the cached layer store bounded: drop untagged images (older builds) more than a day old.
@@ -116,7 +118,7 @@ fi
 
 if [ "$steps" = default-caps ]; then
     t_run=$(date +%s)
-    PY="$py" bash containers/default-caps-smoke.sh "$image" "$out" || exit 1
+    PY="$py" bash containers/default-caps-run.sh "$build_stage" "$out" || exit 1
     t_end=$(date +%s)
     log "default-caps: ok in $((t_end - t_start)) s (base $((t_base - t_start)) s, build $((t1 - t0)) s, run $((t_end - t_run)) s)"
     exit 0

@@ -4,8 +4,9 @@
 # run). The base tarball and Docker's layer store are cached in $(YEEBENCH_CACHE) (outside the repository).
 #   make test-containers            Docker image + Apptainer SIF (apptainer: PATH, else the lab's in build/)
 #   make test-containers-vcluster   the SIF across two virtual-cluster nodes (srun --mpi=pmix and mpirun)
-#   make test-containers-default-caps  the image's smoke set in a default-capability container (no --cap-add),
-#                                   its single-copy settings unset: every MPI case decides single-copy itself
+#   make test-containers-default-caps  `make run` from this checkout (mounted read-only, run on a copy) in a
+#                                   default-capability container (no --cap-add) of the image's build stage,
+#                                   single-copy settings unset: every MPI case decides single-copy itself
 YEEBENCH_CACHE ?= /var/cache/yeebench
 
 # Apptainer's runtime needs (the lab's relocatable build, or a site's package).
@@ -20,9 +21,9 @@ PYTEST_PATHS += spack/tests containers/tests
 test-containers: venv build
 	YEEBENCH_CACHE=$(YEEBENCH_CACHE) YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) JOBS=2 bash containers/ci-build.sh
 
-test-containers-default-caps: venv build
-	CI_BUILD_STEPS=default-caps YEEBENCH_CACHE=$(YEEBENCH_CACHE) YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) JOBS=2 \
-	  bash containers/ci-build.sh
+# (the container builds its own binaries and venv: only the host's venv, for the wheelhouse and verdict)
+test-containers-default-caps: venv
+	CI_BUILD_STEPS=default-caps YEEBENCH_CACHE=$(YEEBENCH_CACHE) PY=$(PY) JOBS=2 bash containers/ci-build.sh
 
 test-containers-vcluster: venv build
 	YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) bash containers/vcluster-apptainer.sh

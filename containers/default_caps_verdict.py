@@ -1,4 +1,4 @@
-"""Verdict on a ReFrame report of the default-capability container run (containers/default-caps-smoke.sh).
+"""Verdict on the ReFrame report of `make run` in the default-capability container (containers/default-caps-run.sh).
 
 Prints one line per case (passed, or skipped with its reason) and each single-copy decision with its
 reason; exits 1 when a case failed, a skip gives no reason, a case that probes single-copy decided nothing

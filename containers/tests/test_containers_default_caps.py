@@ -1,5 +1,6 @@
 """containers/default_caps_verdict.py and the default-capability stage's entry (make test-containers-default-caps)."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,5 +54,19 @@ def test_make_runs_it_after_the_image_stage():
     text = (REPO / 'containers' / 'containers.mk').read_text()
     assert 'TEST_TARGETS += test-containers test-containers-default-caps' in text
     assert 'CI_BUILD_STEPS=default-caps' in text
-    script = (REPO / 'containers' / 'default-caps-smoke.sh').read_text()
-    assert '--cap-add' not in script.replace('no --cap-add', '') and '-u OMPI_MCA_btl_vader_single_copy_mechanism' in script
+
+
+def test_the_container_runs_make_run_on_a_copy_of_a_read_only_checkout_with_default_capabilities():
+    script = (REPO / 'containers' / 'default-caps-run.sh').read_text()
+    command = re.search(r'^timeout \d+ docker run (.*?)> "\$log"', script, re.S | re.M).group(1)
+    assert '--cap-add' not in command and '--privileged' not in command and '--security-opt' not in command
+    assert '-u OMPI_MCA_btl_vader_single_copy_mechanism -u UCX_TLS' in command
+    assert '"$repo:/checkout:ro"' in script
+    inside = script.split("inside='", 1)[1].split("'\n", 1)[0]
+    assert '\nrc=0; make run || rc=$?\n' in inside and 'tar -C /checkout' in inside
+
+
+def test_the_run_script_rejects_a_wrong_argument_count_in_one_line():
+    proc = subprocess.run(['bash', 'containers/default-caps-run.sh', 'only-an-image'], cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and 'usage:' in proc.stderr
