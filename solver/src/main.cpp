@@ -10,10 +10,13 @@
 #include <stdexcept>
 
 #include "build_info.hpp"
+#include "io/collective.hpp"
 #include "io/io_options.hpp"
 #include "io/mpiio_guard.hpp"
 #include "io/output_dir.hpp"
+#include "io/temp_registry.hpp"
 #include "kernel_contract.hpp"
+#include "memory_limit.hpp"
 #include "options.hpp"
 #include "placement.hpp"
 #include "report.hpp"
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
     try {
       yee::Options probe = opt;
       yee::validate_for_ranks(probe, 1);
+      yee::check_memory(probe, yee::rank_memory_need(probe, 0, 1), 1, yee::memory_limit());
     } catch (const yee::UsageError& e) {
       return usage_error(e.what());
     }
@@ -71,8 +75,35 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  yee::io::install_signal_cleanup();  // after MPI_Init: ours runs first, then whatever was there
+  if (size > 1) yee::io::set_signal_linger(300);
   try {
     yee::validate_for_ranks(opt, size);  // same inputs on every rank -> same verdict
+  } catch (const yee::UsageError& e) {
+    if (rank == 0) usage_error(e.what());
+    MPI_Finalize();
+    return 2;
+  }
+  // Memory, before anything is allocated: the ranks sharing a node add up their needs and
+  // compare them with that node's limit; any node's refusal stops every rank.
+  std::string too_big;
+  {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int node_ranks = 1;
+    MPI_Comm_size(node, &node_ranks);
+    double need = yee::rank_memory_need(opt, rank, size), node_need = 0.0;
+    MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, node);
+    MPI_Comm_free(&node);
+    try {
+      yee::check_memory(opt, node_need, node_ranks, yee::memory_limit());
+    } catch (const yee::UsageError& e) {
+      too_big = e.what();
+    }
+  }
+  std::string refused = yee::io::first_error(MPI_COMM_WORLD, too_big);
+  try {
+    if (!refused.empty()) throw yee::UsageError(refused);
     yee::io::prepare_output_dir(opt, MPI_COMM_WORLD);  // rank 0 decides, every rank exits 2 on a bad --output-dir
   } catch (const yee::UsageError& e) {
     if (rank == 0) usage_error(e.what());
