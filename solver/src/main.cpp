@@ -37,6 +37,19 @@ bool is_singleton() {
   return true;
 }
 
+// This process's rank as the launcher announced it (before MPI_Init), 0 when unknown: an
+// error found before MPI starts is the same on every rank, and only rank 0 prints it.
+long launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* s = std::getenv(v)) return std::strtol(s, nullptr, 10);
+  return 0;
+}
+
+int early_error(const char* what) {
+  if (launcher_rank() == 0) usage_error(what);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -44,7 +57,7 @@ int main(int argc, char** argv) {
   try {
     opt = yee::parse_options(argc, argv);
   } catch (const yee::UsageError& e) {
-    return usage_error(e.what());
+    return early_error(e.what());
   }
   if (opt.help) {
     std::fputs(yee::help_text().c_str(), stdout);
