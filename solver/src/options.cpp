@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "decomp.hpp"
@@ -321,7 +322,7 @@ void check_writable_target(const std::string& flag, const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw UsageError(flag + ": " + q + " is a directory");
-    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || path.compare(0, 5, "/dev/") == 0) {
       if (::access(path.c_str(), W_OK) != 0) throw UsageError(flag + ": " + q + " is not writable");
       return;
     }
@@ -333,14 +334,22 @@ void check_writable_target(const std::string& flag, const std::string& path) {
   const size_t slash = path.rfind('/');
   if (slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
   struct stat ds;
-  if (::stat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode))
-    throw UsageError(flag + ": directory of " + q + " is not writable (" +
-                     (errno == 0 ? std::string("not a directory") : std::string(std::strerror(errno))) + ")");
-  const std::string probe = dir + "/.yee-write-test-" + std::to_string(::getpid());
+  if (::stat(dir.c_str(), &ds) != 0)
+    throw UsageError(flag + ": directory of " + q + " is not writable (" + std::strerror(errno) + ")");
+  if (!S_ISDIR(ds.st_mode)) throw UsageError(flag + ": directory of " + q + " is not a directory");
+  // Every rank tries (ranks on several hosts may share the directory): pid and clock keep
+  // the names apart; a name already taken proves nothing either way, so it counts as writable.
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const std::string probe =
+      dir + "/.yee-write-test-" + std::to_string(::getpid()) + "-" + std::to_string(long(ts.tv_nsec));
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) throw UsageError(flag + ": directory of " + q + " is not writable (" + std::strerror(errno) + ")");
-  ::close(fd);
-  ::unlink(probe.c_str());
+  if (fd < 0 && errno != EEXIST)
+    throw UsageError(flag + ": directory of " + q + " is not writable (" + std::strerror(errno) + ")");
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
 }
 
 void validate(Options& o) {

@@ -174,8 +174,10 @@ bool write_atomically(const std::string& path, const std::string& text) {
     return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
   }
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-    // A device or pipe (e.g. /dev/null): write into it; renaming over it would replace it.
+  if (::stat(path.c_str(), &st) == 0 &&
+      (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || path.compare(0, 5, "/dev/") == 0)) {
+    // A device or pipe (/dev/null, /dev/stdout redirected to a file): write into it;
+    // renaming over it would replace the device node or link.
     FILE* dev = std::fopen(path.c_str(), "wb");
     if (!dev) return false;
     const bool ok = std::fwrite(text.data(), 1, text.size(), dev) == text.size();

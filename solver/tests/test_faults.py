@@ -179,21 +179,24 @@ def planted(kind):
     os.makedirs(out)
     report = os.path.join(d, "report.json")
     env = env_for(1)
-    p = subprocess.Popen([YEE, "--n", "16", "--steps", "3", "--quiet", "--output", "ascii", "--output-dir", out,
+    fmt, ext = ("hdf5", "h5") if kind == "hdf5" else ("ascii", "txt")
+    p = subprocess.Popen([YEE, "--n", "16", "--steps", "3", "--quiet", "--output", fmt, "--output-dir", out,
                           "--overwrite", "--report", report], env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE)
     names = [report + ".tmp.%d" % p.pid] if kind == "report" else \
-        [os.path.join(out, ".fields_s%06d.txt.tmp-%d" % (s, p.pid)) for s in (1, 2, 3)]
+        [os.path.join(out, ".fields_s%06d.%s.tmp-%d" % (s, ext, p.pid)) for s in (1, 2, 3)]
     for n in names:
         os.symlink(victim, n)
     _, err = p.communicate(timeout=60)
-    intact = open(victim).read() == "precious\n"
+    intact = open(victim, "rb").read() == b"precious\n"
     check(p.returncode == 0 and intact, "a symlink planted at a predictable %s temporary name is not followed "
           "(rc=%d, victim %s)" % (kind, p.returncode, "intact" if intact else "overwritten"))
 
 
 planted("report")
-planted("field")
+planted("ascii")
+if HDF5 != "none":
+    planted("hdf5")
 
 if "--keep" not in sys.argv:
     shutil.rmtree(tmp, ignore_errors=True)

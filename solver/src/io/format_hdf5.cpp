@@ -139,7 +139,7 @@ void release_space(int fd) {
   if (fd >= 0 && ::ftruncate(fd, 0) != 0) { /* nothing more to free */ }
 }
 
-// The temporary we created must still be the file HDF5 opened (not replaced meanwhile).
+// Without /proc: the temporary we created must still be the file HDF5 opened.
 bool same_file(int fd, const std::string& path) {
   struct stat a, b;
   return ::fstat(fd, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -164,8 +164,12 @@ std::string write_hdf5(const std::string& path, const Frame& fr, const Block& b,
   if (tmp.fd < 0) return tmp.error;
   Status st{"", &path};
   errno = 0;
-  Handle file(st.check(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "create"), H5Fclose);
-  if (file.ok() && !same_file(tmp.fd, tmp.path) && st.err.empty())
+  // HDF5 opens files by name: give it our descriptor's /proc link where there is one, so
+  // it opens exactly the file we created, whatever is put under the name meanwhile.
+  const std::string by_fd = "/proc/self/fd/" + std::to_string(tmp.fd);
+  const std::string& name = ::access(by_fd.c_str(), F_OK) == 0 ? by_fd : tmp.path;
+  Handle file(st.check(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "create"), H5Fclose);
+  if (file.ok() && &name == &tmp.path && !same_file(tmp.fd, tmp.path) && st.err.empty())
     st.err = "cannot create " + path + ": its temporary file was replaced while it was opened";
   if (file.ok() && st.err.empty()) {
     const hsize_t dims[3] = {hsize_t(b.n[0]), hsize_t(b.n[1]), hsize_t(b.n[2])};
