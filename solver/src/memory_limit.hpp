@@ -20,7 +20,7 @@ struct MemoryLimit {
 MemoryLimit memory_limit();
 
 // Bytes rank `rank` of `ranks` needs on its host: its field arrays with their ghost
-// layers, its output copies (rank 0 of the root strategy: the gathered global fields), its
+// layers (CPU backend; the CUDA backend holds them on the GPU), its output copies (rank 0 of the root strategy: the gathered global fields), its
 // probe samples, and an allowance for the MPI/OpenMP runtime. Needs opt.dims.
 double rank_memory_need(const Options& opt, int rank, int ranks);
 
