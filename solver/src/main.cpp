@@ -60,12 +60,6 @@ int main(int argc, char** argv) {
   } catch (const yee::UsageError& e) {
     return early_error(e.what());
   }
-  // The halo's message path only matters for device buffers (or the CPU build's staging
-  // test aid): accepted, with a stated warning rather than silently.
-  if (opt.cuda_aware_given && std::string(YEE_BACKEND_NAME) != "cuda" && !std::getenv("YEE_HALO_STAGING") &&
-      launcher_rank() == 0)
-    std::fprintf(stderr, "yee: warning: --cuda-aware has no effect with the %s backend (halo messages are in host "
-                         "memory)\n", YEE_BACKEND_NAME);
   if (opt.help) {
     std::fputs(yee::help_text().c_str(), stdout);
     return 0;
@@ -130,6 +124,13 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  // The halo's message path only matters for device buffers (or the CPU build's staging
+  // test aid): accepted, with a stated warning rather than silently; after every check, so
+  // a refused run still prints one line only.
+  if (opt.cuda_aware_given && std::string(YEE_BACKEND_NAME) != "cuda" && !std::getenv("YEE_HALO_STAGING") &&
+      rank == 0)
+    std::fprintf(stderr, "yee: warning: --cuda-aware has no effect with the %s backend (halo messages are in host "
+                         "memory)\n", YEE_BACKEND_NAME);
   if (opt.threads > 0) omp_set_num_threads(int(opt.threads));
   const int threads = omp_get_max_threads();
 
