@@ -103,6 +103,12 @@ check(rc == 2 and len(lines) == 1 and "need about 662 MiB" in lines[0] and "300 
       (lines or err[-200:]))
 rc, lines, err = limited(["--n", "16", "--steps", "2", "--quiet"], 300 * MiB)
 check(rc == 0, "16^3 cells under a 300 MiB limit run (rc=%d %s)" % (rc, err[-200:]))
+# Slurm's per-node allocation (megabytes) is a limit too.
+env = env_for(1)
+env["SLURM_MEM_PER_NODE"] = "300"
+p = subprocess.run([YEE, "--n", "300", "--steps", "1", "--quiet"], capture_output=True, text=True, timeout=120, env=env)
+check(p.returncode == 2 and "300 MiB limit of SLURM_MEM_PER_NODE" in p.stderr and len(p.stderr.splitlines()) == 1,
+      "SLURM_MEM_PER_NODE=300: --n 300 refused: %s" % p.stderr.strip()[-200:])
 # Two ranks on one node: each needs about 84 MiB (under 120 MiB), together about 168 MiB.
 rc, lines, err = limited(["--n", "160", "--steps", "1", "--quiet", "--decomp", "2x1x1"], 120 * MiB, ranks=2)
 check(rc == 2 and len(lines) == 1 and "2 rank(s) on this node" in lines[0] and "120 MiB limit" in lines[0],
