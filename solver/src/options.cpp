@@ -138,7 +138,7 @@ const std::vector<Flag>& flags() {
          o.init_mode = v;
          parse_init_mode(v);  // throws on a bad spec
        }},
-      {"energy-every", "K", "compute the discrete energy every K steps (MPI_Allreduce); 0 = only at the end (default 0)",
+      {"energy-every", "K", "compute the discrete energy every K steps (MPI_Allreduce), K <= --steps; 0 = only at the end (default 0)",
        [](Options& o, const std::string& v) { o.energy_every = parse_long("energy-every", v, 0, 1000000000L); }},
       {"probe", "i,j,k", "record the probe field at this point every step (repeatable)",
        [](Options& o, const std::string& v) {
@@ -164,7 +164,7 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string& v) { o.kernel = one_of("kernel", v, {"fused", "split", "wavefront"}); }},
       {"tile", "N", "rows per cache tile in the fused and wavefront kernels, 0 = auto (default 0)",
        [](Options& o, const std::string& v) { o.tile = parse_long("tile", v, 0, kMaxCellsPerAxis); }},
-      {"time-block", "auto|T", "wavefront kernel: time steps per pass (and halo depth with several ranks), "
+      {"time-block", "auto|T", "wavefront kernel only: time steps per pass (and halo depth with several ranks), "
                                "1..64 (default auto: the cache model's choice)",
        [](Options& o, const std::string& v) {
          o.time_block = v == "auto" ? 0 : parse_long("time-block", v, 1, kMaxTimeBlock);
@@ -195,7 +195,7 @@ const std::vector<Flag>& flags() {
                                 "than visible GPUs (default: GPU = local rank modulo the GPU count, shared)",
        [](Options& o, const std::string&) { o.gpu_per_rank = true; }},
       {"cuda-aware", "auto|on|off", "CUDA backend: hand device halo buffers to MPI directly (on), stage them "
-                                    "through host memory (off), or ask the MPI library (default auto)",
+                                    "through host memory (off), or ask the MPI library (default auto); a CPU build warns that it has no effect",
        [](Options& o, const std::string& v) {
          o.cuda_aware = one_of("cuda-aware", v, {"auto", "on", "off"});
          o.cuda_aware_given = true;
@@ -206,8 +206,8 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string&) { o.quiet = true; }},
       {"no-progress", nullptr, "no progress line on stderr (the summary stays)",
        [](Options& o, const std::string&) { o.progress = false; }},
-      {"config", "FILE", "read flags from FILE: 'key = value' lines (INI/TOML style, keys are flag names without "
-                         "dashes); command-line flags win",
+      {"config", "FILE", "read flags from FILE (a regular file, at most 1 MiB): 'key = value' lines (INI/TOML style, keys "
+                         "are flag names without dashes); command-line flags win",
        [](Options& o, const std::string& v) {
          if (v.empty()) throw UsageError("--config: empty file name");
          o.config = v;

@@ -1,6 +1,7 @@
 """Every error path: exit code 2, exactly one line on stderr starting 'yee: error: ' that
 names the problem, nothing on stdout; with several ranks no rank hangs."""
 import os
+import shutil
 import sys
 import tempfile
 
@@ -143,4 +144,5 @@ flags = set(re.findall(r"^  --([a-z-]+)", out, re.M))
 check(rc == 0 and {"nx", "steps", "precision", "decomp", "courant", "source", "source-freq", "source-pos",
                    "init-mode", "energy-every", "probe", "probe-out", "report", "quiet", "threads", "config",
                    "help", "version"} <= flags, "--help documents every flag (%d found)" % len(flags))
+shutil.rmtree(tmp, ignore_errors=True)
 finish()
