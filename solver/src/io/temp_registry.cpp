@@ -20,6 +20,9 @@ std::atomic<int> g_state[kSlots];
 char g_names[kSlots][kNameBytes];
 char g_piece[kNameBytes];
 std::atomic<int> g_piece_set{0};
+// Rank 0 of per-rank output: every rank's piece of the step in flight, PREFIX<rank:05>SUFFIX.
+char g_all_prefix[kNameBytes], g_all_suffix[16], g_all_name[kNameBytes + 32];
+volatile sig_atomic_t g_all_ranks = 0;
 enum Phase : int { kIdle = 0, kWriting = 1, kNaming = 2 };
 volatile sig_atomic_t g_phase = kIdle;
 volatile sig_atomic_t g_pending = 0;
@@ -44,6 +47,23 @@ void unlink_listed() {
   for (int s = 0; s < kSlots; ++s)
     if (g_state[s].load(std::memory_order_acquire) == 2) unlink(g_names[s]);
   if (g_phase == kWriting && g_piece_set.load(std::memory_order_acquire)) unlink(g_piece);
+  if (g_phase == kWriting && g_all_ranks > 0) {  // names built by hand: no snprintf here
+    std::size_t p = 0;
+    while (g_all_prefix[p]) {
+      g_all_name[p] = g_all_prefix[p];
+      ++p;
+    }
+    for (int r = 0; r < g_all_ranks; ++r) {
+      char digits[12];
+      int nd = 0;
+      for (int v = r; v > 0 || nd < 5; v /= 10) digits[nd++] = char('0' + v % 10);
+      std::size_t q = p;
+      while (nd > 0) g_all_name[q++] = digits[--nd];
+      for (const char* t = g_all_suffix; *t; ++t) g_all_name[q++] = *t;
+      g_all_name[q] = '\0';
+      unlink(g_all_name);
+    }
+  }
 }
 
 extern "C" void on_signal(int sig) {
@@ -89,6 +109,15 @@ void unregister_temp(int slot) {
   if (slot >= 0 && slot < kSlots) g_state[slot].store(0, std::memory_order_release);
 }
 
+void guard_step_pieces(const std::string& prefix, int ranks, const std::string& suffix) {
+  g_all_ranks = 0;
+  if (ranks <= 0 || prefix.size() >= std::size_t(kNameBytes) || suffix.size() >= sizeof g_all_suffix) return;
+  std::memcpy(g_all_prefix, prefix.c_str(), prefix.size() + 1);
+  std::memcpy(g_all_suffix, suffix.c_str(), suffix.size() + 1);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  g_all_ranks = ranks;
+}
+
 void guard_step_piece(const std::string& piece) {
   g_piece_set.store(0);
   if (!piece.empty() && piece.size() < std::size_t(kNameBytes)) {
@@ -103,6 +132,7 @@ void defer_signals_for_naming() { g_phase = kNaming; }
 void end_step_phase() {
   g_phase = kIdle;
   g_piece_set.store(0);
+  g_all_ranks = 0;
   if (g_pending) {
     const int sig = g_pending;
     unlink_listed();

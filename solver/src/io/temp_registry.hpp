@@ -27,6 +27,11 @@ void unregister_temp(int slot);
 // being renamed the signal waits until unblock_step() so that the sidecar names exactly the
 // complete steps. Outside these phases the signal acts at once.
 void guard_step_piece(const std::string& piece);  // "" = none on this rank
+// Per-rank output, on rank 0 (which writes the sidecar): every rank's piece of the step in
+// flight (PREFIX + rank as %05d + SUFFIX) is removed too. A rank can already be past the
+// step's agreement (its piece complete, its signal waiting for the naming) while rank 0,
+// still inside that agreement, dies without naming the step: its piece must go as well.
+void guard_step_pieces(const std::string& prefix, int ranks, const std::string& suffix);
 void defer_signals_for_naming();
 void end_step_phase();  // back to idle; a signal that waited acts here
 

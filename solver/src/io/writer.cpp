@@ -162,6 +162,10 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   // file can reach its final name at any moment of the write), so that the directory holds
   // exactly the steps the sidecar names; temporaries of every format are removed anyway.
   if (hdf5) guard_step_piece(piece);
+  if (hdf5 && s == "per-rank" && rank_ == 0) {
+    const std::string any = step_base(step, 0);  // ..._r00000: the rank digits are the last five
+    guard_step_pieces(any.substr(0, any.size() - 5), size_, ".h5");
+  }
   if (s == "root") {
     err = gather_and_write(step);
     xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
