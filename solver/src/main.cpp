@@ -7,13 +7,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <string>
 #include <stdexcept>
 
 #include "build_info.hpp"
+#include "io/collective.hpp"
 #include "io/io_options.hpp"
 #include "io/mpiio_guard.hpp"
 #include "io/output_dir.hpp"
+#include "io/temp_registry.hpp"
 #include "kernel_contract.hpp"
+#include "memory_limit.hpp"
 #include "options.hpp"
 #include "placement.hpp"
 #include "report.hpp"
@@ -34,6 +38,19 @@ bool is_singleton() {
   return true;
 }
 
+// This process's rank as the launcher announced it (before MPI_Init), 0 when unknown: an
+// error found before MPI starts is the same on every rank, and only rank 0 prints it.
+long launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* s = std::getenv(v)) return std::strtol(s, nullptr, 10);
+  return 0;
+}
+
+int early_error(const char* what) {
+  if (launcher_rank() == 0) usage_error(what);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,7 +58,7 @@ int main(int argc, char** argv) {
   try {
     opt = yee::parse_options(argc, argv);
   } catch (const yee::UsageError& e) {
-    return usage_error(e.what());
+    return early_error(e.what());
   }
   if (opt.help) {
     std::fputs(yee::help_text().c_str(), stdout);
@@ -60,6 +77,7 @@ int main(int argc, char** argv) {
     try {
       yee::Options probe = opt;
       yee::validate_for_ranks(probe, 1);
+      yee::check_memory(probe, yee::rank_memory_need(probe, 0, 1), 1, yee::memory_limit());
     } catch (const yee::UsageError& e) {
       return usage_error(e.what());
     }
@@ -71,14 +89,48 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  yee::io::install_signal_cleanup();  // after MPI_Init: ours runs first, then whatever was there
+  if (size > 1) yee::io::set_signal_linger(300);
   try {
     yee::validate_for_ranks(opt, size);  // same inputs on every rank -> same verdict
+  } catch (const yee::UsageError& e) {
+    if (rank == 0) usage_error(e.what());
+    MPI_Finalize();
+    return 2;
+  }
+  // Memory, before anything is allocated: the ranks sharing a node add up their needs and
+  // compare them with that node's limit; any node's refusal stops every rank.
+  std::string too_big;
+  {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int node_ranks = 1;
+    MPI_Comm_size(node, &node_ranks);
+    double need = yee::rank_memory_need(opt, rank, size), node_need = 0.0;
+    MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, node);
+    MPI_Comm_free(&node);
+    try {
+      yee::check_memory(opt, node_need, node_ranks, yee::memory_limit());
+    } catch (const yee::UsageError& e) {
+      too_big = e.what();
+    }
+  }
+  std::string refused = yee::io::first_error(MPI_COMM_WORLD, too_big);
+  try {
+    if (!refused.empty()) throw yee::UsageError(refused);
     yee::io::prepare_output_dir(opt, MPI_COMM_WORLD);  // rank 0 decides, every rank exits 2 on a bad --output-dir
   } catch (const yee::UsageError& e) {
     if (rank == 0) usage_error(e.what());
     MPI_Finalize();
     return 2;
   }
+  // The halo's message path only matters for device buffers (or the CPU build's staging
+  // test aid): accepted, with a stated warning rather than silently; after every check, so
+  // a refused run still prints one line only.
+  if (opt.cuda_aware_given && std::string(YEE_BACKEND_NAME) != "cuda" && !std::getenv("YEE_HALO_STAGING") &&
+      rank == 0)
+    std::fprintf(stderr, "yee: warning: --cuda-aware has no effect with the %s backend (halo messages are in host "
+                         "memory)\n", YEE_BACKEND_NAME);
   if (opt.threads > 0) omp_set_num_threads(int(opt.threads));
   const int threads = omp_get_max_threads();
 

@@ -9,6 +9,10 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "decomp.hpp"
@@ -114,7 +118,10 @@ const std::vector<Flag>& flags() {
          for (int d = 0; d < 3; ++d) o.dims[d] = parse_long("decomp", parts[d], 1, kMaxCellsPerAxis);
        }},
       {"courant", "S", "Courant number c*dt/dx, 0 < S <= 1/sqrt(3) (default 0.99/sqrt(3))",
-       [](Options& o, const std::string& v) { o.courant = parse_double("courant", v); }},
+       [](Options& o, const std::string& v) {
+         o.courant = parse_double("courant", v);
+         if (!(o.courant > 0.0)) throw UsageError("--courant: must be > 0 (leave it out for the default)");
+       }},
       {"source", "ricker|gauss-sine|none", "soft Ez point source waveform (default ricker)",
        [](Options& o, const std::string& v) { o.source = one_of("source", v, {"ricker", "gauss-sine", "none"}); }},
       {"source-freq", "F", "source frequency: < 1 is cycles per dx/c (normalised), >= 1 is Hz with --dx (default 0.05)",
@@ -131,7 +138,7 @@ const std::vector<Flag>& flags() {
          o.init_mode = v;
          parse_init_mode(v);  // throws on a bad spec
        }},
-      {"energy-every", "K", "compute the discrete energy every K steps (MPI_Allreduce); 0 = only at the end (default 0)",
+      {"energy-every", "K", "compute the discrete energy every K steps (MPI_Allreduce), K <= --steps; 0 = only at the end (default 0)",
        [](Options& o, const std::string& v) { o.energy_every = parse_long("energy-every", v, 0, 1000000000L); }},
       {"probe", "i,j,k", "record the probe field at this point every step (repeatable)",
        [](Options& o, const std::string& v) {
@@ -157,10 +164,11 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string& v) { o.kernel = one_of("kernel", v, {"fused", "split", "wavefront"}); }},
       {"tile", "N", "rows per cache tile in the fused and wavefront kernels, 0 = auto (default 0)",
        [](Options& o, const std::string& v) { o.tile = parse_long("tile", v, 0, kMaxCellsPerAxis); }},
-      {"time-block", "auto|T", "wavefront kernel: time steps per pass (and halo depth with several ranks), "
+      {"time-block", "auto|T", "wavefront kernel only: time steps per pass (and halo depth with several ranks), "
                                "1..64 (default auto: the cache model's choice)",
        [](Options& o, const std::string& v) {
          o.time_block = v == "auto" ? 0 : parse_long("time-block", v, 1, kMaxTimeBlock);
+         o.time_block_given = true;
        }},
       {"output", "none|ascii|binary|hdf5", "field output format (default none); see solver/src/io/README.md",
        [](Options& o, const std::string& v) { o.output = one_of("output", v, {"none", "ascii", "binary", "hdf5"}); }},
@@ -187,16 +195,19 @@ const std::vector<Flag>& flags() {
                                 "than visible GPUs (default: GPU = local rank modulo the GPU count, shared)",
        [](Options& o, const std::string&) { o.gpu_per_rank = true; }},
       {"cuda-aware", "auto|on|off", "CUDA backend: hand device halo buffers to MPI directly (on), stage them "
-                                    "through host memory (off), or ask the MPI library (default auto)",
-       [](Options& o, const std::string& v) { o.cuda_aware = one_of("cuda-aware", v, {"auto", "on", "off"}); }},
+                                    "through host memory (off), or ask the MPI library (default auto); a CPU build warns that it has no effect",
+       [](Options& o, const std::string& v) {
+         o.cuda_aware = one_of("cuda-aware", v, {"auto", "on", "off"});
+         o.cuda_aware_given = true;
+       }},
       {"threads", "N", "OpenMP threads per rank (default: OMP_NUM_THREADS, else all cores)",
        [](Options& o, const std::string& v) { o.threads = parse_long("threads", v, 1, 4096); }},
       {"quiet", nullptr, "no human-readable summary or progress on stderr",
        [](Options& o, const std::string&) { o.quiet = true; }},
       {"no-progress", nullptr, "no progress line on stderr (the summary stays)",
        [](Options& o, const std::string&) { o.progress = false; }},
-      {"config", "FILE", "read flags from FILE: 'key = value' lines (INI/TOML style, keys are flag names without "
-                         "dashes); command-line flags win",
+      {"config", "FILE", "read flags from FILE (a regular file, at most 1 MiB): 'key = value' lines (INI/TOML style, keys "
+                         "are flag names without dashes); command-line flags win",
        [](Options& o, const std::string& v) {
          if (v.empty()) throw UsageError("--config: empty file name");
          o.config = v;
@@ -228,9 +239,37 @@ bool truthy(const std::string& key, const std::string& v) {
 
 // key = value lines; [section] headers and #/; comments ignored; values may be quoted;
 // a repeatable key (probe) may appear several times.
+// --n sets every axis, so --n together with --nx/--ny/--nz from the same source (the
+// command line, or one config file) is a contradiction, not a precedence question.
+void check_axis_conflict(const std::vector<std::string>& keys, const std::string& where) {
+  bool all = false;
+  std::string axis;
+  for (const auto& k : keys) {
+    if (k == "n") all = true;
+    if ((k == "nx" || k == "ny" || k == "nz") && axis.empty()) axis = k;
+  }
+  if (all && !axis.empty())
+    throw UsageError("--n and --" + axis + " conflict" + where + ": --n sets nx, ny and nz; give --n or --nx/--ny/--nz");
+}
+
+constexpr long kMaxConfigBytes = 1L << 20;
+
 void apply_config_file(Options& opt, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("--config: cannot read " + quote(path));
+  // A config is a small regular file: a device (/dev/zero), FIFO or directory is refused
+  // before reading, and at most 1 MiB is read.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw UsageError("--config: cannot read " + quote(path) + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw UsageError("--config: " + quote(path) + " is not a regular file");
+  if (st.st_size > kMaxConfigBytes) throw UsageError("--config: " + quote(path) + " is larger than 1 MiB");
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw UsageError("--config: cannot read " + quote(path));
+  std::string text(std::size_t(kMaxConfigBytes) + 1, '\0');
+  file.read(&text[0], std::streamsize(text.size()));
+  if (file.bad()) throw UsageError("--config: cannot read " + quote(path));
+  text.resize(std::size_t(file.gcount()));
+  if (long(text.size()) > kMaxConfigBytes) throw UsageError("--config: " + quote(path) + " is larger than 1 MiB");
+  std::istringstream in(text);
+  std::vector<std::string> keys;
   std::string line;
   long lineno = 0;
   while (std::getline(in, line)) {
@@ -261,27 +300,61 @@ void apply_config_file(Options& opt, const std::string& path) {
     const Flag* f = find_flag(key);
     if (!f || key == "config" || key == "help" || key == "version")
       throw UsageError("config " + quote(path) + " line " + std::to_string(lineno) + ": unknown key " + quote(key));
+    keys.push_back(key);
     if (f->metavar == nullptr) {
       if (truthy(key, val)) f->set(opt, "");
     } else {
       f->set(opt, val);
     }
   }
-  if (in.bad()) throw UsageError("--config: cannot read " + quote(path));
+  check_axis_conflict(keys, " in config " + quote(path));
 }
 
+// --report / --probe-out are written after the run: whatever would make that write fail is
+// refused now, before the run's time is spent. A target must be absent or a regular file in
+// a directory where we can create files (tried for real: access() says yes to root on a
+// read-only or pseudo file system such as /proc), or an existing writable device or FIFO
+// (/dev/null, /dev/stdout), which is written into.
 void check_writable_target(const std::string& flag, const std::string& path) {
   if (path == "-") return;
+  const std::string q = quote(path);
+  if (path.back() == '/') throw UsageError(flag + ": " + q + " is a directory");
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw UsageError(flag + ": " + q + " is a directory");
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || path.compare(0, 5, "/dev/") == 0) {
+      if (::access(path.c_str(), W_OK) != 0) throw UsageError(flag + ": " + q + " is not writable");
+      return;
+    }
+    if (!S_ISREG(st.st_mode)) throw UsageError(flag + ": " + q + " is not a regular file");
+  } else if (errno != ENOENT) {
+    throw UsageError(flag + ": " + q + ": " + std::strerror(errno));
+  }
   std::string dir = ".";
-  size_t slash = path.rfind('/');
+  const size_t slash = path.rfind('/');
   if (slash != std::string::npos) dir = slash == 0 ? "/" : path.substr(0, slash);
-  if (path.back() == '/') throw UsageError(flag + ": " + quote(path) + " is a directory");
-  if (access(dir.c_str(), W_OK) != 0) throw UsageError(flag + ": directory of " + quote(path) + " is not writable");
+  struct stat ds;
+  if (::stat(dir.c_str(), &ds) != 0)
+    throw UsageError(flag + ": directory of " + q + " is not writable (" + std::strerror(errno) + ")");
+  if (!S_ISDIR(ds.st_mode)) throw UsageError(flag + ": directory of " + q + " is not a directory");
+  // Every rank tries (ranks on several hosts may share the directory): pid and clock keep
+  // the names apart; a name already taken proves nothing either way, so it counts as writable.
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const std::string probe =
+      dir + "/.yee-write-test-" + std::to_string(::getpid()) + "-" + std::to_string(long(ts.tv_nsec));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST)
+    throw UsageError(flag + ": directory of " + q + " is not writable (" + std::strerror(errno) + ")");
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
 }
 
 void validate(Options& o) {
   const double smax = 1.0 / std::sqrt(3.0);
-  if (o.courant == 0.0) o.courant = 0.99 * smax;
+  if (o.courant == 0.0) o.courant = 0.99 * smax;  // not given (the flag refuses 0)
   if (!(o.courant > 0.0)) throw UsageError("--courant: must be > 0");
   if (o.courant > smax * (1.0 + 1e-12)) {
     char sbuf[32];
@@ -314,6 +387,20 @@ void validate(Options& o) {
   if (!o.probe_out.empty()) check_writable_target("--probe-out", o.probe_out);
   if (o.probe_out == o.report && o.report != "-") throw UsageError("--probe-out and --report name the same file");
   io::validate_output(o);
+  if (o.energy_every > o.steps)  // like --output-every: the cadence would never be reached
+    throw UsageError("--energy-every " + std::to_string(o.energy_every) + " is larger than --steps " +
+                     std::to_string(o.steps) + ": the energy would only be computed at the end; use "
+                     "--energy-every <= --steps, or 0 for the end only");
+  if (o.time_block_given && o.kernel != "wavefront")
+    throw UsageError("--time-block applies to --kernel wavefront only (the " + o.kernel +
+                     " kernel makes one time step per sweep)");
+  // --gpu-per-rank promises a GPU per rank: without GPUs that cannot hold. (--cuda-aware
+  // only chooses how halo messages travel; main() warns that it has no effect here.)
+  if (std::string(YEE_BACKEND_NAME) != "cuda") {
+    if (o.gpu_per_rank)
+      throw UsageError(std::string("--gpu-per-rank applies to the CUDA backend only; this yee has the ") +
+                       YEE_BACKEND_NAME + " backend");
+  }
   if (o.kernel == "wavefront") {
     if (!YEE_HAVE_WAVEFRONT)
       throw UsageError(std::string("--kernel wavefront: not available with the ") + YEE_BACKEND_NAME + " backend");
@@ -365,6 +452,9 @@ Options parse_options(int argc, char** argv) {
   if (cli.help || cli.version) return cli;
   for (const auto& g : given)
     if (std::string(g.first->name) == "config") g.first->set(cli, g.second);
+  std::vector<std::string> cli_keys;
+  for (const auto& g : given) cli_keys.push_back(g.first->name);
+  check_axis_conflict(cli_keys, " on the command line");
   Options opt;
   if (!cli.config.empty()) {
     apply_config_file(opt, cli.config);
@@ -409,19 +499,6 @@ void validate_for_ranks(Options& o, int ranks) {
         throw UsageError("--time-block " + std::to_string(o.time_block) + ": halos " + std::to_string(o.time_block) +
                          " cells deep are deeper than the smallest subdomain (" + std::to_string(o.n[d] / o.dims[d]) +
                          " cells along " + "xyz"[d] + " with " + std::to_string(o.dims[d]) + " ranks)");
-  // Memory: one rank's 6 field arrays (largest block, one ghost layer per side, the wavefront
-  // kernel's T along split axes) must fit in this machine's RAM; checked per rank so large
-  // grids spread over many nodes pass.
-  double words = 6.0;
-  const long deep = o.kernel == "wavefront" ? (o.time_block > 0 ? o.time_block : 16) : 1;
-  for (int d = 0; d < 3; ++d) words *= double((o.n[d] + o.dims[d] - 1) / o.dims[d] + 2 * (o.dims[d] > 1 ? deep : 1));
-  const double bytes = words * (o.precision == "f64" ? 8.0 : 4.0);
-  const double phys = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
-  if (phys > 0 && bytes > 0.9 * phys)
-    throw UsageError("grid " + std::to_string(o.n[0]) + "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) +
-                     " needs " + std::to_string(long(bytes / 1073741824.0)) + " GiB of fields per rank on " +
-                     std::to_string(ranks) + " rank(s), more than this machine's " +
-                     std::to_string(long(phys / 1073741824.0)) + " GiB");
 }
 
 std::string help_text() {
@@ -438,7 +515,9 @@ std::string help_text() {
       s << "\n" << std::string(30, ' ');
     s << f.help << "\n";
   }
-  s << "\nExit codes: 0 ok, 2 bad input (one line 'yee: error: ...' on stderr), 1 runtime failure or invalid result.\n"
+  s << "\nExit codes: 0 ok, 2 bad input (one line 'yee: error: ...' on stderr; also a run that would not fit\n"
+       "the memory limit of its node: RAM, cgroup, SLURM_MEM_PER_NODE), 1 runtime failure (e.g. a full disk)\n"
+       "or invalid result. SIGTERM, SIGINT and SIGHUP remove yee's temporary files before the process ends.\n"
        "Threads follow OMP_NUM_THREADS unless --threads is given.\n";
   return s.str();
 }

@@ -36,6 +36,7 @@ struct Options {
   std::string report = "-";       // "-" = stdout
   std::string kernel = "fused";   // fused | split | wavefront
   long time_block = 0;            // wavefront: time steps per pass, 0 = auto (cache model)
+  bool time_block_given = false;  // --time-block given (refused with the other kernels)
   // Field output (src/io/): format, cadence, components, target and strategy.
   std::string output = "none";          // none | ascii | binary | hdf5
   long output_every = 1;                // write after every N-th step
@@ -52,6 +53,7 @@ struct Options {
   long threads = 0;               // 0 = OpenMP default (OMP_NUM_THREADS or all)
   bool gpu_per_rank = false;      // CUDA: each rank of a node on its own GPU (else shared round-robin)
   std::string cuda_aware = "auto";  // CUDA: auto | on | off, device buffers straight to MPI
+  bool cuda_aware_given = false;
   std::string config;
   bool help = false;
   bool version = false;

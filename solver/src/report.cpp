@@ -9,6 +9,7 @@
 
 #include "build_info.hpp"
 #include "injected_slowdown.hpp"
+#include "io/atomic_file.hpp"
 #include "io/io_options.hpp"
 #include "io/mpiio_guard.hpp"
 #include "kernel_contract.hpp"
@@ -173,22 +174,19 @@ bool write_atomically(const std::string& path, const std::string& text) {
     return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
   }
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    // A device or pipe (e.g. /dev/null): write into it; renaming over it would replace it.
+  if (::stat(path.c_str(), &st) == 0 &&
+      (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || path.compare(0, 5, "/dev/") == 0)) {
+    // A device or pipe (/dev/null, /dev/stdout redirected to a file): write into it;
+    // renaming over it would replace the device node or link.
     FILE* dev = std::fopen(path.c_str(), "wb");
     if (!dev) return false;
     const bool ok = std::fwrite(text.data(), 1, text.size(), dev) == text.size();
     return std::fclose(dev) == 0 && ok;
   }
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  FILE* fp = std::fopen(tmp.c_str(), "wb");
-  if (!fp) return false;
-  const bool ok = std::fwrite(text.data(), 1, text.size(), fp) == text.size() && std::fflush(fp) == 0;
-  if (std::fclose(fp) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  // A unique temporary created exclusively beside the target (never an existing file or a
+  // planted symlink), renamed over it when complete.
+  io::AtomicFile file(path, std::to_string(::getpid()), false);
+  return file.write(text.data(), text.size()) && file.commit().empty();
 }
 
 }  // namespace yee

@@ -1,6 +1,7 @@
 """Every error path: exit code 2, exactly one line on stderr starting 'yee: error: ' that
 names the problem, nothing on stdout; with several ranks no rank hangs."""
 import os
+import shutil
 import sys
 import tempfile
 
@@ -18,6 +19,9 @@ def cfg(name, text):
 
 
 unreadable = os.path.join(tmp, "no-such-dir", "x.toml")
+big = cfg("big.toml", "# padding\n" * 120000)  # 1.2 MB of comments: over the 1 MiB bound
+adir = os.path.join(tmp, "adir")
+os.makedirs(adir)
 CASES = [  # (args, ranks, words the message must contain)
     (["--nx", "-4"], 1, ["--nx", "out of range"]),
     (["--ny", "0"], 1, ["--ny", "out of range"]),
@@ -48,6 +52,26 @@ CASES = [  # (args, ranks, words the message must contain)
     (["--decomp", "0x1x1"], 1, ["--decomp", "out of range"]),
     (["--kernel", "magic"], 1, ["--kernel"]),
     (["--n", "100000"], 1, ["GiB"]),
+    # Values the help excludes, contradictions and flags that would be ignored.
+    (["--courant", "0"], 1, ["--courant", "> 0"]),
+    (["--config", cfg("courant0.toml", "courant = 0\n")], 1, ["--courant", "> 0"]),
+    (["--nx", "32", "--n", "24"], 1, ["--n", "--nx", "conflict"]),
+    (["--n", "24", "--nz", "8"], 1, ["--n", "--nz", "conflict"]),
+    (["--config", cfg("axes.toml", "n = 24\nny = 8\n")], 1, ["--n", "--ny", "conflict", "axes.toml"]),
+    (["--time-block", "4"], 1, ["--time-block", "--kernel wavefront only"]),
+    (["--kernel", "split", "--time-block", "auto"], 1, ["--time-block", "wavefront only"]),
+    (["--steps", "10", "--energy-every", "11"], 1, ["--energy-every 11", "larger than --steps 10"]),
+    # Config files: only small regular files are read.
+    (["--config", "/dev/zero"], 1, ["--config", "/dev/zero", "not a regular file"]),
+    (["--config", big], 1, ["--config", "larger than 1 MiB"]),
+    # Report and probe targets are checked before the run, not after it.
+    (["--report", adir], 1, ["--report", "is a directory"]),
+    (["--report", "/proc"], 1, ["--report", "/proc", "is a directory"]),
+    (["--report", "/proc/yee-report.json"], 1, ["--report", "not writable"]),
+    (["--probe", "1,1,1", "--probe-out", adir], 1, ["--probe-out", "is a directory"]),
+    (["--probe", "1,1,1", "--probe-out", "/proc/self/yee.csv"], 1, ["--probe-out", "not writable"]),
+    (["--report", "/proc/self/status"], 1, ["--report", "/proc/self/status"]),
+    (["--report", adir, "--steps", "4"], 2, ["--report", "is a directory"]),
     (["--report", os.path.join(tmp, "missing", "r.json")], 1, ["--report", "not writable"]),
     (["--config", unreadable], 1, ["--config", "cannot read"]),
     (["--config", tmp], 1, ["--config"]),
@@ -69,12 +93,17 @@ CASES = [  # (args, ranks, words the message must contain)
     (["--n", "1"], 2, ["2 ranks", "only 1 cells"]),
     (["--nx", "2", "--ny", "1", "--nz", "1"], 3, ["3 ranks", "only 2 cells"]),
 ]
+_, version, _ = run(["--version"])
+CPU_BUILD = "backend cpu" in version
+if CPU_BUILD:  # a GPU flag on a build without GPUs (the CUDA build's own tests cover it there)
+    CASES.append((["--gpu-per-rank"], 1, ["--gpu-per-rank", "CUDA backend only", "cpu"]))
 if SMALL:
     CASES = [c for c in CASES if c[1] == 1]
 CASES = without_missing_kernels(CASES, lambda case: case[0])
 
 for args, ranks, words in CASES:
-    rc, out, err = run(args, ranks=ranks, mpirun=ranks > 1, timeout=60)
+    rc, out, err = run(["--n", "8", "--steps", "2"] + args if args[0] == "--report" else args, ranks=ranks,
+                       mpirun=ranks > 1, timeout=60)
     check_no_sanitizer_report(err)
     ours = [line for line in err.splitlines() if line.startswith("yee: error: ")]
     # mpirun adds its own banner about the non-zero exit; single-rank runs must print one line only
@@ -94,10 +123,27 @@ if ok:
     ok = rep["grid"] == {"nx": 6, "ny": 7, "nz": 5} and rep["steps"] == 4 and rep["precision"] == "f64" \
         and rep["probes"]["count"] == 2 and err == ""
 check(ok, "a valid config file is read (command line overrides it): rc=%d %s" % (rc, err.strip()[:200]))
+# --cuda-aware only chooses the halo path of device buffers: a CPU build runs, and says so
+# (once, on rank 0).
+if CPU_BUILD:
+    rc, out, err = run(["--n", "8", "--steps", "2", "--quiet", "--cuda-aware", "off"])
+    check(rc == 0 and err.splitlines() == ["yee: warning: --cuda-aware has no effect with the cpu backend (halo "
+                                           "messages are in host memory)"],
+          "--cuda-aware on a CPU build: exit %d, one warning line %r" % (rc, err[-200:]))
+    rc, out, err = run(["--n", "8", "--steps", "2", "--quiet", "--cuda-aware", "on", "--decomp", "2x1x1"], ranks=2)
+    check(rc == 0 and len([ln for ln in err.splitlines() if "warning" in ln]) == 1,
+          "--cuda-aware with 2 ranks: one warning, not one per rank (rc=%d %r)" % (rc, err[-200:]))
+# The memory limit override must be a number of bytes.
+os.environ["YEE_MEMORY_LIMIT_BYTES"] = "lots"
+rc, out, err = run(["--n", "8", "--steps", "1"])
+del os.environ["YEE_MEMORY_LIMIT_BYTES"]
+check(rc == 2 and err.startswith("yee: error: YEE_MEMORY_LIMIT_BYTES") and len(err.splitlines()) == 1,
+      "YEE_MEMORY_LIMIT_BYTES=lots: exit %d, %r" % (rc, err[-200:]))
 rc, out, err = run(["--help"])
 import re
 flags = set(re.findall(r"^  --([a-z-]+)", out, re.M))
 check(rc == 0 and {"nx", "steps", "precision", "decomp", "courant", "source", "source-freq", "source-pos",
                    "init-mode", "energy-every", "probe", "probe-out", "report", "quiet", "threads", "config",
                    "help", "version"} <= flags, "--help documents every flag (%d found)" % len(flags))
+shutil.rmtree(tmp, ignore_errors=True)
 finish()

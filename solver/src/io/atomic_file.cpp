@@ -3,33 +3,94 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "io/temp_registry.hpp"
+
 namespace yee {
 namespace io {
+namespace {
 
-std::string temp_path(const std::string& final_path, const std::string& tag) {
+// Six characters that differ between calls, processes and hosts sharing a directory.
+std::string unique_suffix(unsigned attempt) {
+  static std::atomic<unsigned long> counter{0};
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 30) ^
+                         ((unsigned long long)getpid() << 16) ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ULL) ^
+                         attempt;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::string s(6, 'a');
+  for (char& c : s) {
+    c = alphabet[x % 62];
+    x /= 62;
+  }
+  return s;
+}
+
+}  // namespace
+
+TempFile create_temp(const std::string& final_path, const std::string& tag) {
   const std::size_t slash = final_path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : final_path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
-  return dir + "." + base + ".tmp-" + tag;
+  TempFile t;
+  for (unsigned attempt = 0; attempt < 100; ++attempt) {
+    t.path = dir + "." + base + ".tmp-" + tag + "-" + unique_suffix(attempt);
+    // Listed before it exists: a signal between open() and the listing would leave it.
+    t.slot = register_temp(t.path);
+    t.fd = ::open(t.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (t.fd >= 0) return t;
+    const int e = errno;
+    unregister_temp(t.slot);
+    t.slot = -1;
+    if (e != EEXIST) {
+      t.error = "cannot create " + final_path + ": " + std::strerror(e);
+      return t;
+    }
+  }
+  t.error = "cannot create " + final_path + ": no unused temporary name";
+  return t;
 }
 
-std::string commit_file(const std::string& tmp, const std::string& final_path, bool fsync) {
+void discard_temp(TempFile& t) {
+  if (t.fd >= 0) ::close(t.fd);
+  t.fd = -1;
+  if (!t.path.empty()) ::unlink(t.path.c_str());
+  unregister_temp(t.slot);
+  t.slot = -1;
+  t.path.clear();
+}
+
+std::string commit_temp(TempFile& t, const std::string& final_path, bool fsync) {
   std::string err;
   if (fsync) {
-    const int fd = ::open(tmp.c_str(), O_RDONLY);
+    const int fd = t.fd >= 0 ? t.fd : ::open(t.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 || ::fsync(fd) != 0) err = "cannot fsync " + final_path + ": " + std::strerror(errno);
-    if (fd >= 0) ::close(fd);
+    if (fd >= 0 && fd != t.fd) ::close(fd);
   }
-  if (err.empty() && std::rename(tmp.c_str(), final_path.c_str()) != 0)
+  if (t.fd >= 0 && ::close(t.fd) != 0 && err.empty())
+    err = "cannot write " + final_path + ": " + std::strerror(errno);  // NFS reports ENOSPC at close
+  t.fd = -1;
+  if (err.empty() && std::rename(t.path.c_str(), final_path.c_str()) != 0)
     err = "cannot rename the temporary file to " + final_path + ": " + std::strerror(errno);
-  if (!err.empty()) ::unlink(tmp.c_str());
-  return err;
+  if (!err.empty()) {
+    discard_temp(t);
+    return err;
+  }
+  unregister_temp(t.slot);
+  t.slot = -1;
+  t.path.clear();
+  return "";
 }
 
 std::string check_free_space(const std::string& path, double bytes) {
@@ -49,21 +110,19 @@ double file_size(const std::string& path) {
 }
 
 AtomicFile::AtomicFile(const std::string& final_path, const std::string& tag, bool fsync)
-    : final_(final_path), tmp_(temp_path(final_path, tag)), fsync_(fsync) {
-  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) error_ = "cannot create " + final_ + ": " + std::strerror(errno);
+    : final_(final_path), tmp_(create_temp(final_path, tag)), fsync_(fsync) {
+  error_ = tmp_.error;
 }
 
 AtomicFile::~AtomicFile() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!done_) ::unlink(tmp_.c_str());
+  if (!done_) discard_temp(tmp_);
 }
 
 bool AtomicFile::write(const void* data, std::size_t bytes) {
   if (!error_.empty()) return false;
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
-    const ssize_t w = ::write(fd_, p, bytes);
+    const ssize_t w = ::write(tmp_.fd, p, bytes);
     if (w < 0) {
       if (errno == EINTR) continue;
       error_ = "cannot write " + final_ + ": " + std::strerror(errno);
@@ -77,12 +136,8 @@ bool AtomicFile::write(const void* data, std::size_t bytes) {
 }
 
 std::string AtomicFile::commit() {
-  if (error_.empty() && fsync_ && ::fsync(fd_) != 0) error_ = "cannot fsync " + final_ + ": " + std::strerror(errno);
-  if (fd_ >= 0 && ::close(fd_) != 0 && error_.empty())
-    error_ = "cannot write " + final_ + ": " + std::strerror(errno);  // NFS reports ENOSPC at close
-  fd_ = -1;
-  if (error_.empty() && std::rename(tmp_.c_str(), final_.c_str()) != 0)
-    error_ = "cannot rename the temporary file to " + final_ + ": " + std::strerror(errno);
+  if (!error_.empty()) return error_;
+  error_ = commit_temp(tmp_, final_, fsync_);
   if (error_.empty()) done_ = true;
   return error_;
 }

@@ -6,6 +6,8 @@
 
 #ifdef YEE_HAVE_HDF5
 #include <hdf5.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,6 +15,7 @@
 #include <cstring>
 
 #include "io/atomic_file.hpp"
+#include "io/collective.hpp"
 #include "io/io_options.hpp"
 #endif
 
@@ -26,6 +29,29 @@ template <typename T> hid_t h5type();
 template <> hid_t h5type<float>() { return H5T_NATIVE_FLOAT; }
 template <> hid_t h5type<double>() { return H5T_NATIVE_DOUBLE; }
 
+// One HDF5 identifier, closed when it goes out of scope on every path (an error included):
+// an identifier left open keeps its file open, and HDF5 1.10 then crashes closing it at exit.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
+  ~Handle() { release(); }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+  herr_t release() {  // closes now; the result of the close
+    herr_t r = 0;
+    if (id_ >= 0) r = close_(id_);
+    id_ = -1;
+    return r;
+  }
+
+ private:
+  hid_t id_;
+  Closer close_;
+};
+
 // Remembers the first failing HDF5 call (with errno, which names e.g. a full disk).
 struct Status {
   std::string err;
@@ -37,34 +63,28 @@ struct Status {
   }
 };
 
-void attr_doubles(Status& st, hid_t obj, const char* name, const double* v, hsize_t n) {
-  hid_t sp = st.check(H5Screate_simple(1, &n, nullptr), "describe an attribute of");
-  hid_t a = st.check(H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT), "create an attribute in");
-  if (a >= 0) st.check(H5Awrite(a, H5T_NATIVE_DOUBLE, v), "write an attribute to");
-  if (a >= 0) H5Aclose(a);
-  if (sp >= 0) H5Sclose(sp);
-}
-
-void attr_longs(Status& st, hid_t obj, const char* name, const long* v, hsize_t n) {
-  hid_t sp = st.check(H5Screate_simple(1, &n, nullptr), "describe an attribute of");
-  hid_t a = st.check(H5Acreate2(obj, name, H5T_NATIVE_LONG, sp, H5P_DEFAULT, H5P_DEFAULT), "create an attribute in");
-  if (a >= 0) st.check(H5Awrite(a, H5T_NATIVE_LONG, v), "write an attribute to");
-  if (a >= 0) H5Aclose(a);
-  if (sp >= 0) H5Sclose(sp);
+template <typename V>
+void attr(Status& st, hid_t obj, const char* name, hid_t type, const V* v, hsize_t n) {
+  Handle sp(st.check(H5Screate_simple(1, &n, nullptr), "describe an attribute of"), H5Sclose);
+  if (!sp.ok()) return;
+  Handle a(st.check(H5Acreate2(obj, name, type, sp.get(), H5P_DEFAULT, H5P_DEFAULT), "create an attribute in"),
+           H5Aclose);
+  if (a.ok()) st.check(H5Awrite(a.get(), type, v), "write an attribute to");
+  if (a.ok()) st.check(a.release(), "close an attribute of");
 }
 
 void root_attributes(Status& st, hid_t file, const Frame& fr, const Block& b) {
   const double dx = 1.0;
-  attr_longs(st, file, "step", &fr.step, 1);
-  attr_doubles(st, file, "time", &fr.time_e, 1);
-  attr_doubles(st, file, "time_h", &fr.time_h, 1);
-  attr_doubles(st, file, "dt", &fr.dt, 1);
-  attr_doubles(st, file, "dx", &dx, 1);
-  attr_doubles(st, file, "dx_m", &fr.dx_m, 1);
-  attr_longs(st, file, "global_shape", fr.gn, 3);
-  attr_longs(st, file, "offset", b.off, 3);
+  attr(st, file, "step", H5T_NATIVE_LONG, &fr.step, 1);
+  attr(st, file, "time", H5T_NATIVE_DOUBLE, &fr.time_e, 1);
+  attr(st, file, "time_h", H5T_NATIVE_DOUBLE, &fr.time_h, 1);
+  attr(st, file, "dt", H5T_NATIVE_DOUBLE, &fr.dt, 1);
+  attr(st, file, "dx", H5T_NATIVE_DOUBLE, &dx, 1);
+  attr(st, file, "dx_m", H5T_NATIVE_DOUBLE, &fr.dx_m, 1);
+  attr(st, file, "global_shape", H5T_NATIVE_LONG, fr.gn, 3);
+  attr(st, file, "offset", H5T_NATIVE_LONG, b.off, 3);
   const long ranks = fr.ranks;
-  attr_longs(st, file, "ranks", &ranks, 1);
+  attr(st, file, "ranks", H5T_NATIVE_LONG, &ranks, 1);
 }
 
 // Dataset creation properties: chunk shape clamped to the dataset, shuffle + deflate.
@@ -83,29 +103,46 @@ hid_t make_dcpl(Status& st, const Frame& fr, const hsize_t* dims) {
 
 // Creates and writes every component; the file dataspace is `dims`, this process's part
 // is block b at b.off (shared file) or the whole dataset (own file, off_in_file = false).
+// In a shared file every rank makes the same calls whatever failed locally (they are
+// collective); in an own file the first failure stops the writing.
 template <typename T>
 void write_datasets(Status& st, hid_t file, const Frame& fr, const Block& b, const hsize_t* dims,
                     bool off_in_file, hid_t dxpl, const std::vector<const T*>& data) {
-  hid_t dcpl = make_dcpl(st, fr, dims);
+  Handle dcpl(make_dcpl(st, fr, dims), H5Pclose);
   const hsize_t count[3] = {hsize_t(b.n[0]), hsize_t(b.n[1]), hsize_t(b.n[2])};
   for (std::size_t c = 0; c < fr.comps.size(); ++c) {
+    if (!off_in_file && !st.err.empty()) return;
     const int comp = fr.comps[c];
-    hid_t fsp = st.check(H5Screate_simple(3, dims, nullptr), "describe a dataset of");
-    hid_t ds = st.check(H5Dcreate2(file, component_name(comp), h5type<T>(), fsp, H5P_DEFAULT, dcpl, H5P_DEFAULT),
-                        "create a dataset in");
-    hid_t msp = st.check(H5Screate_simple(3, count, nullptr), "describe memory for");
-    if (off_in_file && fsp >= 0) {
+    Handle fsp(st.check(H5Screate_simple(3, dims, nullptr), "describe a dataset of"), H5Sclose);
+    Handle ds(st.check(H5Dcreate2(file, component_name(comp), h5type<T>(), fsp.get(), H5P_DEFAULT, dcpl.get(),
+                                  H5P_DEFAULT),
+                       "create a dataset in"),
+              H5Dclose);
+    Handle msp(st.check(H5Screate_simple(3, count, nullptr), "describe memory for"), H5Sclose);
+    if (off_in_file && fsp.ok()) {
       const hsize_t start[3] = {hsize_t(b.off[0]), hsize_t(b.off[1]), hsize_t(b.off[2])};
-      st.check(H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, nullptr, count, nullptr), "select a block of");
+      st.check(H5Sselect_hyperslab(fsp.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), "select a block of");
     }
-    if (ds >= 0) st.check(H5Dwrite(ds, h5type<T>(), msp, fsp, dxpl, data[c]), "write");
+    if (ds.ok()) st.check(H5Dwrite(ds.get(), h5type<T>(), msp.get(), fsp.get(), dxpl, data[c]), "write");
     const double t = component_time(fr, comp);
-    if (ds >= 0) attr_doubles(st, ds, "time", &t, 1);
-    if (msp >= 0) H5Sclose(msp);
-    if (ds >= 0) st.check(H5Dclose(ds), "close a dataset of");
-    if (fsp >= 0) H5Sclose(fsp);
+    if (ds.ok()) attr(st, ds.get(), "time", H5T_NATIVE_DOUBLE, &t, 1);
+    if (ds.ok()) st.check(ds.release(), "close a dataset of");
   }
-  if (dcpl >= 0) H5Pclose(dcpl);
+}
+
+// HDF5 1.10 cannot recover from a failed H5Fclose: the file stays half-closed and the
+// library crashes closing it again at exit (inside MPI_Finalize). A close fails when the
+// metadata it flushes cannot be written, so after an error the temporary (which is thrown
+// away anyway) is first emptied through our own descriptor: that returns its blocks to the
+// file system and the close's few metadata writes fit again.
+void release_space(int fd) {
+  if (fd >= 0 && ::ftruncate(fd, 0) != 0) { /* nothing more to free */ }
+}
+
+// Without /proc: the temporary we created must still be the file HDF5 opened.
+bool same_file(int fd, const std::string& path) {
+  struct stat a, b;
+  return ::fstat(fd, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 }  // namespace
@@ -115,19 +152,38 @@ void quiet_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 template <typename T>
 std::string write_hdf5(const std::string& path, const Frame& fr, const Block& b, const std::vector<const T*>& data,
                        Tally& tally) {
-  const std::string tmp = temp_path(path, fr.tag);
+  // Without compression the size is known: a file that cannot fit is refused before HDF5
+  // writes a byte (the emptying below is the second line of defence).
+  if (fr.deflate < 0) {
+    double need = 16384.0;  // metadata: superblock, headers, attributes
+    for (std::size_t c = 0; c < fr.comps.size(); ++c) need += double(sizeof(T)) * double(b.cells());
+    const std::string room = check_free_space(path, need);
+    if (!room.empty()) return room;
+  }
+  TempFile tmp = create_temp(path, fr.tag);
+  if (tmp.fd < 0) return tmp.error;
   Status st{"", &path};
   errno = 0;
-  hid_t file = st.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "create");
-  if (file >= 0) {
+  // HDF5 opens files by name: give it our descriptor's /proc link where there is one, so
+  // it opens exactly the file we created, whatever is put under the name meanwhile.
+  const std::string by_fd = "/proc/self/fd/" + std::to_string(tmp.fd);
+  const std::string& name = ::access(by_fd.c_str(), F_OK) == 0 ? by_fd : tmp.path;
+  Handle file(st.check(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "create"), H5Fclose);
+  if (file.ok() && &name == &tmp.path && !same_file(tmp.fd, tmp.path) && st.err.empty())
+    st.err = "cannot create " + path + ": its temporary file was replaced while it was opened";
+  if (file.ok() && st.err.empty()) {
     const hsize_t dims[3] = {hsize_t(b.n[0]), hsize_t(b.n[1]), hsize_t(b.n[2])};
-    root_attributes(st, file, fr, b);
-    write_datasets<T>(st, file, fr, b, dims, false, H5P_DEFAULT, data);
-    st.check(H5Fclose(file), "finish");
+    root_attributes(st, file.get(), fr, b);
+    write_datasets<T>(st, file.get(), fr, b, dims, false, H5P_DEFAULT, data);
   }
-  if (st.err.empty()) st.err = commit_file(tmp, path, fr.fsync);
+  if (file.ok()) {
+    if (!st.err.empty()) release_space(tmp.fd);
+    errno = 0;
+    st.check(file.release(), "finish");
+  }
+  if (st.err.empty()) st.err = commit_temp(tmp, path, fr.fsync);
   if (!st.err.empty()) {
-    std::remove(tmp.c_str());
+    discard_temp(tmp);
     return st.err;
   }
   tally.bytes += file_size(path);
@@ -141,9 +197,8 @@ std::string write_hdf5_shared(MPI_Comm comm, const std::string& path, const Fram
 #ifdef H5_HAVE_PARALLEL
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  const std::string tmp = temp_path(path, fr.tag);
-  // HDF5 1.10 cannot recover from a failed collective close (the file stays open and
-  // H5close crashes in MPI_Finalize), so a file that cannot fit is refused up front.
+  // A failed collective close cannot be recovered from (see release_space), so a file that
+  // cannot fit is refused up front, and after any error the temporary is emptied first.
   std::string room;
   if (rank == 0) {
     double need = 16384.0;  // metadata: superblock, headers, attributes
@@ -153,34 +208,48 @@ std::string write_hdf5_shared(MPI_Comm comm, const std::string& path, const Fram
   int no_room = room.empty() ? 0 : 1;
   MPI_Bcast(&no_room, 1, MPI_INT, 0, comm);
   if (no_room) return room;
+  // Rank 0 creates the temporary (exclusively, under a unique name) and tells the others.
+  TempFile tmp;
+  if (rank == 0) tmp = create_temp(path, fr.tag);
+  const std::string created = broadcast(comm, rank == 0 ? (tmp.fd >= 0 ? "" : tmp.error) : std::string(), 0);
+  if (!created.empty()) return created;
+  const std::string tmp_path = broadcast(comm, rank == 0 ? tmp.path : std::string(), 0);
   Status st{"", &path};
   errno = 0;
   // Every rank makes the same sequence of calls whatever fails locally, so no rank is
   // left waiting in a collective; the verdict is agreed afterwards.
-  hid_t fapl = st.check(H5Pcreate(H5P_FILE_ACCESS), "set up");
-  if (fapl >= 0) st.check(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), "use MPI-IO for");
+  Handle fapl(st.check(H5Pcreate(H5P_FILE_ACCESS), "set up"), H5Pclose);
+  if (fapl.ok()) st.check(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), "use MPI-IO for");
   // Metadata reads and writes as collectives too: fewer small, serialised operations.
-  if (fapl >= 0) st.check(H5Pset_all_coll_metadata_ops(fapl, true), "use collective metadata for");
-  if (fapl >= 0) st.check(H5Pset_coll_metadata_write(fapl, true), "use collective metadata for");
-  hid_t file = st.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), "create");
-  if (fapl >= 0) H5Pclose(fapl);
-  if (file >= 0) {
-    hid_t dxpl = st.check(H5Pcreate(H5P_DATASET_XFER), "set up a transfer to");
+  if (fapl.ok()) st.check(H5Pset_all_coll_metadata_ops(fapl.get(), true), "use collective metadata for");
+  if (fapl.ok()) st.check(H5Pset_coll_metadata_write(fapl.get(), true), "use collective metadata for");
+  Handle file(st.check(H5Fcreate(tmp_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "create"), H5Fclose);
+  fapl.release();
+  int opened = file.ok() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &opened, 1, MPI_INT, MPI_MIN, comm);
+  if (opened) {
+    Handle dxpl(st.check(H5Pcreate(H5P_DATASET_XFER), "set up a transfer to"), H5Pclose);
     // Collective transfers: required for filtered (compressed) parallel writes, and the
     // fast path for large contiguous ones.
-    if (dxpl >= 0) st.check(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "request collective I/O for");
+    if (dxpl.ok()) st.check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "request collective I/O for");
     const Block whole{{0, 0, 0}, {fr.gn[0], fr.gn[1], fr.gn[2]}};
-    root_attributes(st, file, fr, whole);
+    root_attributes(st, file.get(), fr, whole);
     const hsize_t dims[3] = {hsize_t(fr.gn[0]), hsize_t(fr.gn[1]), hsize_t(fr.gn[2])};
-    write_datasets<T>(st, file, fr, mine, dims, true, dxpl, data);
-    if (dxpl >= 0) H5Pclose(dxpl);
-    st.check(H5Fclose(file), "finish");
+    write_datasets<T>(st, file.get(), fr, mine, dims, true, dxpl.get(), data);
+  }
+  if (file.ok()) {
+    int bad = st.err.empty() ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+    if (bad && rank == 0) release_space(tmp.fd);
+    if (bad) MPI_Barrier(comm);  // emptied before anyone flushes
+    errno = 0;
+    st.check(file.release(), "finish");
   }
   std::string err = st.err;
   int bad = err.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
-  if (!bad && rank == 0) err = commit_file(tmp, path, fr.fsync);
-  if (bad && rank == 0) std::remove(tmp.c_str());
+  if (!bad && rank == 0) err = commit_temp(tmp, path, fr.fsync);
+  if (bad && rank == 0) discard_temp(tmp);
   if (err.empty() && !bad && rank == 0) {
     tally.bytes += file_size(path);
     tally.files += 1;

@@ -1,6 +1,5 @@
 #include "io/writer.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <climits>
@@ -10,6 +9,7 @@
 #include "io/atomic_file.hpp"
 #include "io/collective.hpp"
 #include "io/formats.hpp"
+#include "io/temp_registry.hpp"
 
 namespace yee {
 namespace io {
@@ -26,55 +26,6 @@ void chunk_shape(const Options& o, int* chunk) {
   long v[3];
   std::sscanf(o.hdf5_chunk.c_str(), "%ld%*[x,]%ld%*[x,]%ld", &v[0], &v[1], &v[2]);
   for (int a = 0; a < 3; ++a) chunk[a] = int(v[a]);
-}
-
-// SIGTERM while a step is written (HDF5 output, whose sidecar must name exactly the complete
-// steps): before every rank has its piece, this rank removes its own piece of the step (and
-// its temporary) and dies, so the step leaves nothing under a final name; the piece is known
-// before the write starts, since the file can reach its final name at any moment of it. Once
-// all pieces are agreed complete, the signal waits until the sidecar names the step. Outside
-// write_step it acts at once.
-// Only async-signal-safe calls (unlink, sigaction, raise) run in the handler.
-enum StepPhase : int { kIdle = 0, kWriting = 1, kNaming = 2 };
-volatile sig_atomic_t g_phase = kIdle;
-volatile sig_atomic_t g_pending = 0;
-char g_piece[4096];      // this rank's piece of the step in flight ("" if none)
-char g_piece_tmp[4096];  // and the temporary it is written to before the rename
-struct sigaction g_previous;
-
-void die_now(int sig) {
-  sigaction(sig, &g_previous, nullptr);
-  raise(sig);
-}
-
-extern "C" void on_term(int sig) {
-  if (g_phase == kNaming) {
-    g_pending = 1;
-    return;
-  }
-  if (g_phase == kWriting && g_piece[0]) {
-    unlink(g_piece_tmp);
-    unlink(g_piece);
-  }
-  die_now(sig);
-}
-
-void install_term_guard() {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_term;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, &g_previous);
-}
-
-void set_phase(StepPhase phase, const std::string& piece = "", const std::string& piece_tmp = "") {
-  g_piece[0] = g_piece_tmp[0] = '\0';
-  if (!piece.empty() && piece.size() < sizeof g_piece && piece_tmp.size() < sizeof g_piece_tmp) {
-    std::memcpy(g_piece_tmp, piece_tmp.c_str(), piece_tmp.size() + 1);
-    std::memcpy(g_piece, piece.c_str(), piece.size() + 1);
-  }
-  g_phase = phase;
-  if (phase == kIdle && g_pending) die_now(SIGTERM);
 }
 
 std::string base_name(const std::string& path) {
@@ -108,7 +59,6 @@ FieldWriter<T>::FieldWriter(const Options& opt, MPI_Comm cart, const Fields<T>& 
   frame_.dx_m = opt.dx;
   for (int a = 0; a < 3; ++a) frame_.gn[a] = opt.n[a];
   frame_.ranks = size_;
-  if (opt.output == "hdf5") install_term_guard();
   frame_.comps = opt.output_fields;
   chunk_shape(opt, frame_.chunk);
   frame_.deflate = opt.hdf5_deflate;
@@ -208,7 +158,14 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   const bool hdf5 = opt_.output == "hdf5";
   const std::string piece = s == "per-rank" ? step_base(step, rank_) + ".h5"
                                             : (rank_ == 0 ? step_base(step, -1) + ".h5" : "");
-  if (hdf5) set_phase(kWriting, piece, piece.empty() ? "" : temp_path(piece, frame_.tag));
+  // HDF5: a SIGTERM before every rank has its piece removes this rank's piece too (the
+  // file can reach its final name at any moment of the write), so that the directory holds
+  // exactly the steps the sidecar names; temporaries of every format are removed anyway.
+  if (hdf5) guard_step_piece(piece);
+  if (hdf5 && s == "per-rank" && rank_ == 0) {
+    const std::string any = step_base(step, 0);  // ..._r00000: the rank digits are the last five
+    guard_step_pieces(any.substr(0, any.size() - 5), size_, ".h5");
+  }
   if (s == "root") {
     err = gather_and_write(step);
     xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
@@ -227,7 +184,7 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   if (!error_.empty()) {
     if (hdf5) {
       if (err.empty() && !piece.empty()) std::remove(piece.c_str());  // another rank failed: step incomplete
-      set_phase(kIdle);
+      end_step_phase();
     }
     return false;
   }
@@ -235,13 +192,13 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
     ++steps_;
     return true;
   }
-  set_phase(kNaming);  // every piece is complete: a SIGTERM now waits for the sidecar
+  defer_signals_for_naming();  // every piece is complete: a SIGTERM now waits for the sidecar
   const bool named = update_sidecar(xs);
   // The step's files are complete but the sidecar could not say so: remove them, so the
   // directory holds exactly the steps fields.xdmf describes.
   if (!named && !piece.empty()) std::remove(piece.c_str());
   if (named) ++steps_;
-  set_phase(kIdle);  // a SIGTERM that waited acts here
+  end_step_phase();  // a SIGTERM that waited acts here
   return named;
 }
 
