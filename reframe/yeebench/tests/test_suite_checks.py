@@ -1,6 +1,7 @@
 """The check files load cleanly and every experiment family has a smoke case (listing only, no runs)."""
 import json
 import os
+import shlex
 import re
 import subprocess
 import sys
@@ -112,8 +113,12 @@ def test_cuda_case_fails_when_the_solver_runs_another_backend(tmp_path):
         pytest.skip('build/install/bin/yee is not built (make build)')
     fake_bin = tmp_path / 'bin'
     fake_bin.mkdir()
-    for name in ('yee', 'yee-cuda'):
-        (fake_bin / name).symlink_to(yee)
+    (fake_bin / 'yee').symlink_to(yee)
+    # the CPU build refuses --gpu-per-rank itself: the stand-in drops it, so the run reaches the report
+    stand_in = fake_bin / 'yee-cuda'
+    stand_in.write_text('#!/bin/bash\nargs=()\nfor a in "$@"; do [[ $a == --gpu-per-rank ]] || args+=("$a"); done\n'
+                        f'exec {shlex.quote(str(yee))} "${{args[@]}}"\n')
+    stand_in.chmod(0o755)
     out = run_reframe('-c', str(REPO / 'reframe/checks/fdtd.py'), '-n', r'FdtdStrongScaling.*cuda.*cores_used=1\b',
                       '-r', tmp_path=tmp_path, nvidia_smi=TWO_H100,
                       env_extra={'YEEBENCH_PREFIX': str(tmp_path)}, expect_rc=1)
