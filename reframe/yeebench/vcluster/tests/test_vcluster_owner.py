@@ -2,6 +2,8 @@
 import json
 import os
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
@@ -91,6 +93,12 @@ def test_a_cluster_with_a_daemon_still_running_is_left_alone(tmp_path, monkeypat
     other = someone_elses_cluster(tmp_path)
     munged = subprocess.Popen(["bash", "-c", f"exec -a 'munged --socket={other}/munge.socket' sleep 30"])
     try:
+        # until bash has exec'd, the process's command line is bash's: on a loaded machine `up` would look
+        # before that and rightly take the daemon for gone
+        for _ in range(500):
+            if Path(f"/proc/{munged.pid}/cmdline").read_bytes().startswith(b"munged"):
+                break
+            time.sleep(0.01)
         state.save(make_layout(1, 1, "none", [0], state_dir=str(other)), {"munged": munged.pid}, None, "up")
         deleted, said, err = _up_after(tmp_path, monkeypatch, other)
         assert deleted == [] and said == [] and "is up; stop it there" in err
