@@ -46,6 +46,16 @@ def safe(text):
     return safe_paths.clean_component(text, fallback="figure", replacement="_", max_len=80)
 
 
+def parameter_value(name):
+    """row -> the number of its parameter `name`, None where the row has none (an x axis of lines.draw)."""
+    def value(row):
+        try:
+            return float(row["parameters"][name])
+        except (KeyError, TypeError, ValueError):
+            return None
+    return value
+
+
 def median_of(rows, metric, where=None):
     """Median of one metric over the rows (repeats) whose parameters match `where`; None if absent."""
     values = [r["value"] for r in rows if r["metric"] == metric

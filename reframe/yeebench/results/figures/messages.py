@@ -2,17 +2,10 @@
 step against ranks; time per exchange against the exchanged bytes on log axes."""
 import re
 
-from yeebench.results.figures import lines
+from yeebench.results.figures import common, lines
 
 CHECKS = ("FdtdMessageStats", "HaloMessageSizes")
 KEY = {"FdtdMessageStats": ("halo_over_compute", "halo_ms_per_step"), "HaloMessageSizes": ("halo_us_*",)}
-
-
-def _ranks(row):
-    try:
-        return float(row["parameters"]["ranks"])
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 def _bytes(row):
@@ -25,6 +18,7 @@ def draw(check, sources, out):
         return lines.draw(check, sources, out, select=lambda r: _bytes(r) is not None, x_of=_bytes,
                           x_param="bytes", xlabel="bytes per exchange [B]", ylabel="time per exchange [us]",
                           title=f"{check}: halo exchange time against message size", stem="size", log=True)
-    return lines.draw(check, sources, out, select=lambda r: r["metric"] == "halo_ms_per_step", x_of=_ranks,
+    return lines.draw(check, sources, out, select=lambda r: r["metric"] == "halo_ms_per_step",
+                      x_of=common.parameter_value("ranks"),
                       x_param="ranks", xlabel="ranks (1-D split along x)", ylabel="halo exchange per step [ms]",
                       title=f"{check}: halo exchange time per step against ranks", stem="ranks")
