@@ -59,7 +59,7 @@ t2=$(date +%s)
 # --- 4. native vs container, hybrid MPI, through ReFrame's Apptainer platform ------------------------------
 log "ReFrame: native vs container on Apptainer (hybrid: mpirun ... apptainer exec) (log: $out/reframe-apptainer.log)"
 rc=0
-"$repo/.venv/bin/reframe" -C reframe/config/settings.py -c reframe/checks/container.py \
+"$repo/.venv/bin/reframe" -C reframe/config/settings.py -c reframe/yeebench/checks/containers/container.py \
     --prefix "$out/reframe-apptainer" --report-file "$out/reframe-apptainer.json" --exec-policy=serial \
     -S platform=Apptainer -S "image=$sif" -r > "$out/reframe-apptainer.log" 2>&1 || rc=$?
 grep -E '^\[ +(OK|FAIL) +\]|^\[  PASSED  \]|^\[  FAILED  \]' "$out/reframe-apptainer.log" || true

@@ -6,7 +6,7 @@
 #      $YEEBENCH_CACHE, default /var/cache/yeebench, so later runs skip this step);
 #   3. starts a private dockerd (own socket, data and exec roots, no bridge, no iptables);
 #   4. builds containers/Dockerfile, runs the ReFrame smoke set inside the container (solver, NetPIPE, probes),
-#      then the native-vs-container ReFrame check (reframe/checks/container.py) when ReFrame is set up,
+#      then the native-vs-container ReFrame check (reframe/yeebench/checks/containers/container.py) when ReFrame is set up,
 #      and Charliecloud when it is installed (YEEBENCH_CHARLIECLOUD=0 skips it);
 #   5. stops the dockerd it started, by PID, on any exit, and removes its own state directory.
 # Two runs on one machine: each has its own state directory (/run/yeebench-docker.XXXXXX: socket, pidfile,
@@ -136,10 +136,10 @@ t2=$(date +%s)
 # --- native vs container, through ReFrame ------------------------------------------------------------------
 ratio_status=skipped
 if [ -f reframe/config/settings.py ] && [ "${YEEBENCH_CONTAINER_CHECK:-1}" = 1 ]; then
-    log "ReFrame: native vs container (reframe/checks/container.py)"
+    log "ReFrame: native vs container (reframe/yeebench/checks/containers/container.py)"
     rc=0
     YEEBENCH_PREFIX=${YEEBENCH_PREFIX:-$repo/build/install} "$repo/.venv/bin/reframe" \
-        -C reframe/config/settings.py -c reframe/checks/container.py \
+        -C reframe/config/settings.py -c reframe/yeebench/checks/containers/container.py \
         --prefix "$out/reframe" --report-file "$out/reframe-report.json" \
         --exec-policy=serial -S "SolverRun.image=$image" -S "NetpipeRun.image=$image" \
         -r > "$out/reframe.log" 2>&1 || rc=$?

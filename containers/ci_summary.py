@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-#: The comparisons of reframe/checks/container.py that must have passed.
+#: The comparisons of reframe/yeebench/checks/containers/container.py that must have passed.
 COMPARISONS = ('SolverContainerVsNative', 'NetpipeContainerVsNative')
 
 

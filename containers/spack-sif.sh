@@ -146,7 +146,7 @@ t_smoke=$(date +%s)
 log "ReFrame: native vs container on Apptainer (hybrid: mpirun ... apptainer exec) (log: $out/reframe.log)"
 rc=0
 YEEBENCH_PREFIX=${YEEBENCH_PREFIX:-$REPO/build/install} "$REPO/$VENV/bin/reframe" -C reframe/config/settings.py \
-    -c reframe/checks/container.py --prefix "$out/reframe" --report-file "$out/reframe-report.json" \
+    -c reframe/yeebench/checks/containers/container.py --prefix "$out/reframe" --report-file "$out/reframe-report.json" \
     --exec-policy=serial -S platform=Apptainer -S "image=$sif" -r > "$out/reframe.log" 2>&1 || rc=$?
 sed 's/\x1b\[[0-9;]*m//g' "$out/reframe.log" | grep -E '^\[ +(OK|FAIL) +\]|^\[  PASSED  \]|^\[  FAILED  \]' || true
 [ "$rc" -eq 0 ] || { tail -30 "$out/reframe.log"; fail "native vs container on $sif failed (rc $rc)"; }

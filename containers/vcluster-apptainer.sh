@@ -2,7 +2,7 @@
 # Hybrid MPI with the Apptainer image across two nodes of the virtual Slurm cluster, through ReFrame:
 #   containers/vcluster-apptainer.sh [SIF]        # default build/containers/yeebench.sif (containers/ci-build.sh)
 #   OUT=build/containers/vcluster-apptainer-spack containers/vcluster-apptainer.sh build/containers/spack-sif/yeebench-spack.sif
-# Brings up its own 2-node cluster (own state directory, unshaped links), runs reframe/checks/container.py
+# Brings up its own 2-node cluster (own state directory, unshaped links), runs reframe/yeebench/checks/containers/container.py
 # on both vcluster partitions with one rank per node: `srun --mpi=pmix ... apptainer exec` and
 # `mpirun ... apptainer exec` against the same launcher line on the host binaries, then takes the cluster
 # down again in every case. Figures: $OUT/ci-vcluster-apptainer.json (OUT: build/containers/vcluster-apptainer).
@@ -51,7 +51,7 @@ log "ReFrame on vcluster (srun and mpirun partitions), one rank per node (log: $
 rc=0
 YEEBENCH_RFM_DIR=$out/reframe YEEBENCH_PREFIX=${YEEBENCH_PREFIX:-$repo/build/install} \
     "$yb" vcluster exec --state-dir "$state" -- "$repo/.venv/bin/reframe" -C reframe/config/settings.py \
-    -c reframe/checks/container.py --system vcluster --exec-policy=serial \
+    -c reframe/yeebench/checks/containers/container.py --system vcluster --exec-policy=serial \
     -S platform=Apptainer -S "image=$sif" -S ranks_per_node=1 \
     --report-file "$out/report.json" -r > "$out/reframe.log" 2>&1 || rc=$?
 t2=$(date +%s)

@@ -34,5 +34,5 @@ build-osu:
 
 test-osu: venv
 	YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(OSU_RFM_DIR) $(VENV)/bin/reframe -C reframe/config/settings.py \
-	  -c reframe/checks/pt2pt.py -c reframe/checks/collectives.py --system local $(OSU_TEST_OPTS) \
+	  -c reframe/yeebench/checks/pt2pt/pt2pt.py -c reframe/yeebench/checks/collectives/collectives.py --system local $(OSU_TEST_OPTS) \
 	  -r --report-file $(OSU_RFM_DIR)/report.json

@@ -1,4 +1,4 @@
-# Acceptance set (reframe/checks/acceptance*.py, tag `acceptance`): included by the top-level Makefile.
+# Acceptance set (reframe/yeebench/checks/*/acceptance*.py, tag `acceptance`): included by the top-level Makefile.
 #   make acceptance                 run the acceptance set on this machine, write the sign-off page
 #   make test-acceptance            the same as a CI stage: fails when a check fails or no page is made
 #   make test-acceptance-vcluster   the multi-node checks on the virtual Slurm cluster (reuses a running

@@ -1,4 +1,4 @@
-# ReFrame suite: the experiment checks (reframe/checks/{pt2pt,collectives,binding,numa,fdtd}.py),
+# ReFrame suite: the experiment checks (reframe/yeebench/checks/<experiment>/),
 # their library (reframe/yeebench: base classes, fixtures, placement, parsers) and the configuration.
 #   make run          install what is missing, build, run the smoke set on this machine, record results
 #   make test-suite   CI stage: a real ReFrame run of the smoke set that must pass (<= 5 min on 2 cores)
@@ -19,7 +19,7 @@ run: deps build
 test-suite: venv
 	@test -x $(PREFIX)/bin/yee || { echo "$@: $(PREFIX)/bin has no yee: run 'make build' first"; exit 2; }
 	YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(SUITE_RFM_DIR) $(VENV)/bin/reframe \
-	  -C reframe/config/settings.py -c reframe/checks --system local -t smoke $(SUITE_RFM_OPTS) \
+	  -C reframe/config/settings.py -c reframe/yeebench/checks -R --system local -t smoke $(SUITE_RFM_OPTS) \
 	  -r --report-file $(SUITE_REPORT)
 
 # Static checks of the check library, run by `make test`:
@@ -40,10 +40,10 @@ test-dry-run: venv
 	@rm -rf $(SUITE_RFM_DIR)/dry-run
 	@# the two systems in parallel (one core each): about a minute instead of two
 	@YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(SUITE_RFM_DIR)/dry-run/local $(VENV)/bin/reframe \
-	  -C reframe/config/settings.py -c reframe/checks --system local --dry-run --warn-as-error -q & local=$$!; \
+	  -C reframe/config/settings.py -c reframe/yeebench/checks -R --system local --dry-run --warn-as-error -q & local=$$!; \
 	env -i HOME=$(abspath $(SUITE_RFM_DIR)/dry-run) PATH=/nonexistent \
 	  YEEBENCH_RFM_DIR=$(abspath $(SUITE_RFM_DIR)/dry-run/generic-slurm) $(abspath $(VENV))/bin/reframe \
-	  -C reframe/config/settings.py -c reframe/checks --system generic-slurm -p host --dry-run --warn-as-error -q \
+	  -C reframe/config/settings.py -c reframe/yeebench/checks -R --system generic-slurm -p host --dry-run --warn-as-error -q \
 	  --flex-alloc-nodes=2; slurm=$$?; wait $$local; local=$$?; \
 	echo "test-dry-run: local exit $$local, generic-slurm (empty launch-host PATH) exit $$slurm"; \
 	test $$local -eq 0 && test $$slurm -eq 0

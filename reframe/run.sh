@@ -27,7 +27,7 @@ mkdir -p "$RFM_DIR/reports"
 report=$RFM_DIR/reports/run-$(date -u +%Y%m%dT%H%M%SZ).json
 read -r -a selection <<< "${RUN_SELECTION:--t smoke}"
 
-"$VENV/bin/reframe" -C reframe/config/settings.py -c reframe/checks --system local \
+"$VENV/bin/reframe" -C reframe/config/settings.py -c reframe/yeebench/checks -R --system local \
     "${selection[@]}" "$@" -r --report-file "$report"
 rfm_status=$?
 

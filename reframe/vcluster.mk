@@ -12,7 +12,7 @@ VCLUSTER_OUT       := $(abspath $(BUILD)/vcluster-smoke)
 # ReFrame --system for the smoke run: vcluster:srun (srun --mpi=pmix) or vcluster (also mpirun)
 VCLUSTER_PARTITIONS ?= vcluster
 # What vcluster-run selects (default: the suite's smoke set and the vcluster intra/inter NetPIPE pair)
-VCLUSTER_RFM_OPTS ?= -c reframe/checks/vcluster_pt2pt.py -t smoke
+VCLUSTER_RFM_OPTS ?= -c reframe/yeebench/checks/pt2pt/vcluster_pt2pt.py -t smoke
 VCLUSTER_RUN_OUT  := $(abspath $(BUILD)/vcluster-run)
 # where vcluster-run records its runs (results/ is the suite's recorded history; pass it to keep one)
 VCLUSTER_RESULTS  ?= $(VCLUSTER_RUN_OUT)/results
@@ -34,7 +34,7 @@ vcluster-status: venv
 vcluster-run: venv
 	@mkdir -p $(VCLUSTER_RUN_OUT) && rm -f $(VCLUSTER_RUN_OUT)/report.json
 	@rc=0; YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(VCLUSTER_RUN_OUT)/reframe $(VENV)/bin/yeebench vcluster exec -- \
-	  $(VENV)/bin/reframe -C reframe/config/settings.py -c reframe/checks $(VCLUSTER_RFM_OPTS) --system vcluster \
+	  $(VENV)/bin/reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R $(VCLUSTER_RFM_OPTS) --system vcluster \
 	  --exec-policy=serial -r --report-file $(VCLUSTER_RUN_OUT)/report.json || rc=$$?; \
 	test -s $(VCLUSTER_RUN_OUT)/report.json && $(VENV)/bin/yeebench results ingest $(VCLUSTER_RUN_OUT)/report.json \
 	  --results-dir $(VCLUSTER_RESULTS); \

@@ -75,7 +75,7 @@ def test_container_check_fails_on_a_file_that_is_not_a_sif(tmp_path):
     not_sif = tmp_path / 'broken.sif'
     not_sif.write_text('hello\n')
     out = subprocess.run([str(reframe), '-C', str(REPO_ROOT / 'reframe/config/settings.py'), '-c',
-                          str(REPO_ROOT / 'reframe/checks/container.py'), '-n', 'SolverContainerVsNative', '-S', 'platform=Apptainer',
+                          str(REPO_ROOT / 'reframe/yeebench/checks/containers/container.py'), '-n', 'SolverContainerVsNative', '-S', 'platform=Apptainer',
                           '-S', f'image={not_sif}', '--dry-run'], capture_output=True, text=True, timeout=300,
                          env={**os.environ, 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm')}, cwd=REPO_ROOT)
     assert out.returncode != 0
@@ -92,7 +92,7 @@ def test_hybrid_native_leg_repeats_the_launcher_line_with_the_images_settings(tm
     sif = tmp_path / 'stand-in.sif'
     sif.write_bytes(b'#!/usr/bin/env run-singularity\n'.ljust(32, b'\n') + b'SIF_MAGIC' + b'\0' * 64)
     out = subprocess.run([str(reframe), '-C', str(REPO_ROOT / 'reframe/config/settings.py'), '-c',
-                          str(REPO_ROOT / 'reframe/checks/container.py'), '-n', 'NetpipeContainerVsNative',
+                          str(REPO_ROOT / 'reframe/yeebench/checks/containers/container.py'), '-n', 'NetpipeContainerVsNative',
                           '-S', 'platform=Apptainer', '-S', f'image={sif}', '--prefix', str(tmp_path / 'rfm'),
                           '--dry-run'], capture_output=True, text=True, timeout=300,
                          env={**os.environ, 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm')}, cwd=REPO_ROOT)

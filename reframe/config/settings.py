@@ -1,7 +1,7 @@
 """ReFrame configuration of yeebench: one file per system in systems/, environments in environments.py.
 
-    reframe -C reframe/config/settings.py -c reframe/checks -t smoke -r            # this machine
-    reframe -C reframe/config/settings.py -c reframe/checks -r --system <name>      # another system
+    reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R -t smoke -r            # this machine
+    reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R -r --system <name>      # another system
 
 Each systems/<file>.py defines a module-level `system` dict (a ReFrame `systems`
 entry) and optionally `environments` (a list of ReFrame `environments` entries).
@@ -76,7 +76,8 @@ site_configuration = {
     'general': [{
         'report_file': str(RFM_DIR / 'reports' / 'run-report-{sessionid}.json'),
         'topology_prefix': str(RFM_DIR / 'topology'),
-        'check_search_path': [str(REPO_ROOT / 'reframe' / 'checks')],
+        'check_search_path': [str(REPO_ROOT / 'reframe' / 'yeebench' / 'checks')],
+        'check_search_recursive': True,  # one folder per experiment
         'save_log_files': False,
     }],
     # ReFrame's results database, one per system, for `reframe --performance-compare`,

@@ -24,7 +24,7 @@ import os
 import shutil
 
 from yeebench import osu, tools
-from yeebench.acceptance import scaling
+from yeebench import scaling
 
 #: One benchmark per OSU folder: where it is found, its folder holds the others of its kind.
 OSU_KINDS = {'pt2pt': 'osu_latency', 'collective': 'osu_allreduce'}

@@ -3,7 +3,7 @@
 Hockney model: t(n) = alpha + beta * n  (alpha: latency in us, beta: us per byte;
 asymptotic bandwidth r_inf = 1/beta bytes/us = MB/s).  n_1/2 is the message size
 reaching half the peak bandwidth.  Collective lower bounds use the same alpha and
-beta; what they bound, and why, is in yeebench.collective_bounds.
+beta; what they bound, and why, is in yeebench.checks.collectives.bounds.
 """
 import math
 

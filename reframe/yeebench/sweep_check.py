@@ -20,7 +20,8 @@ from reframe.core.builtins import run_after, sanity_function, variable
 
 from yeebench import comparisons, launch, sweeps
 from yeebench.base import YeebenchCheck
-from yeebench.solver import SolverMixin, keep_output_files
+from yeebench.placement import Placement, PlacementError
+from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
 
 SCRIPT = 'sweep.sh'
 
@@ -151,3 +152,52 @@ class SolverSweep(SolverMixin, YeebenchCheck):
     def add_ratios(self, values, baseline, kind, suffix=''):
         for name, value, unit, direction in comparisons.ratio_foms(values, baseline, kind):
             self.add_fom(name + suffix, value, unit, direction)
+
+
+#: Paper 000's three bindings: (case name, placement kind, threads per rank).
+BINDINGS = (('per-node', 'per-node', 'fill'), ('per-socket', 'per-socket', 'fill'), ('per-core', 'per-core', 1))
+#: A smoke run: the suite's smoke solver size, one round.
+SMOKE_SWEEP = dict(SMOKE_SOLVER, rounds=1)
+
+
+class PlacedSweep(SolverSweep):
+    '''Cases launched from placement Layouts; each checked against its layout.'''
+
+    def layout_case(self, name, layout, env=None, wrapper=(), bound=True, rankfile=False):
+        '''A sweeps.Case launching `layout` (bound as it says, or unbound with the same ranks x threads;
+        always unbound where the partition's launcher cannot bind); `rankfile`: bound from an Open MPI
+        rankfile written into the stage directory (the caller checks rankfile_unsupported first).'''
+        bound = bound and self.launcher_binds
+        omp = dict(layout.omp_env()) if bound else {'OMP_NUM_THREADS': str(layout.threads), 'OMP_PROC_BIND': 'false'}
+        omp.update(env or {})
+        cores = self.node_topology.num_cores
+        if rankfile and bound:
+            path = f'rankfile-{comparisons.safe_name(name)}.txt'
+            with open(os.path.join(self.stagedir, path), 'w') as fh:
+                fh.write(layout.rankfile())
+            keep_output_files(self, path)
+            options = launch.rankfile_options(self, path, layout, cores, list(omp))
+        elif bound:
+            options = launch.layout_options(self, layout, cores, list(omp))
+        else:
+            options = launch.spread_unbound_options(self, layout.ranks_per_node, layout.cpus_per_task, list(omp))
+        self.layouts[name] = (layout, bound)
+        return sweeps.Case(name, self.launch_for(layout.num_tasks, options), omp, tuple(wrapper))
+
+    def case_problems(self, case, report):
+        layout, bound = self.layouts[case.name]
+        if report['ranks'] != layout.num_tasks or report['threads'] != layout.threads:
+            return [f'ran {report["ranks"]} x {report["threads"]}, requested {layout.num_tasks} x {layout.threads}']
+        hosts = {rec['host'] for rec in report['placement']}
+        if len(hosts) != layout.num_nodes:
+            return [f'ran on {len(hosts)} node(s), {layout.num_nodes} requested']
+        # the solver's own account: each rank's threads' CPUs (thread_cpus), as the affinity probe would see
+        observed = [dict(rec, cpus=rec.get('thread_cpus', rec['cpus'])) for rec in report['placement']]
+        return layout.verify(observed) if bound else []
+
+    def resolved(self, kind, threads, nodes):
+        try:
+            return Placement(kind, threads).resolve(self.node_topology, nodes)
+        except PlacementError as err:
+            self.skip_case(kind, str(err))
+            return None

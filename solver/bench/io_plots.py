@@ -7,7 +7,7 @@
 
   python3 solver/bench/io_plots.py SWEEP.json -o DIR
 
-(`yeebench results plot` draws the same metrics from ReFrame runs of reframe/checks/io.py.)"""
+(`yeebench results plot` draws the same metrics from ReFrame runs of reframe/yeebench/checks/io/io.py.)"""
 import argparse
 import json
 import os

@@ -1,4 +1,4 @@
-"""The ReFrame `io` family (reframe/checks/io.py) loads, has exactly one smoke member, and
+"""The ReFrame `io` family (reframe/yeebench/checks/io/io.py) loads, has exactly one smoke member, and
 that member passes against the yee built here: a valid run that wrote every step, with
 the I/O figures the results tooling reads (io_seconds_per_step, io_gbs, bytes_written,
 io_share) in ReFrame's JSON report, with units and directions."""
@@ -25,8 +25,8 @@ def reframe_python():
     sys.exit(SKIP)
 
 
-if not os.path.exists(os.path.join(REPO, "reframe", "checks", "io.py")):
-    print("SKIP: no reframe/checks/io.py beside this solver (built outside the yeebench repository)")
+if not os.path.exists(os.path.join(REPO, "reframe", "yeebench", "checks", "io", "io.py")):
+    print("SKIP: no reframe/yeebench/checks/io/io.py beside this solver (built outside the yeebench repository)")
     sys.exit(SKIP)
 py = reframe_python()
 rfm = os.path.join(os.path.dirname(py), "reframe")
@@ -36,7 +36,7 @@ os.symlink(os.path.abspath(YEE), os.path.join(tmp, "prefix", "bin", "yee"))
 env = dict(os.environ, YEEBENCH_PREFIX=os.path.join(tmp, "prefix"), YEEBENCH_RFM_DIR=tmp,
            OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 base = [rfm, "-C", os.path.join(REPO, "reframe/config/settings.py"), "--system", "local",
-        "-c", os.path.join(REPO, "reframe/checks/io.py")]
+        "-c", os.path.join(REPO, "reframe/yeebench/checks/io/io.py")]
 
 
 report = os.path.join(tmp, "report.json")

@@ -189,7 +189,7 @@ def test_the_tag_is_the_check_librarys_and_the_stage_excludes_no_check_that_carr
     from yeebench.base import BUILT_IN_JOB
     assert stage_facts.BUILT_IN_JOB == BUILT_IN_JOB
     repo = Path(__file__).resolve().parents[2]
-    tagged = {node.name for path in (repo / 'reframe' / 'checks').glob('*.py')
+    tagged = {node.name for path in (repo / 'reframe' / 'yeebench' / 'checks').glob('*/*.py')
               for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ClassDef)
               and any(isinstance(n, ast.Name) and n.id == 'BUILT_IN_JOB' for n in ast.walk(node))}
     assert 'AcceptanceMulticast' in tagged, tagged

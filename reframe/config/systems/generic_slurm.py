@@ -1,6 +1,6 @@
 """`generic-slurm`: a template for a Slurm cluster.  Copy it, rename, edit, and run
 
-    reframe -C reframe/config/settings.py -c reframe/checks -r --system <your-name>
+    reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R -r --system <your-name>
 
 Everything marked EDIT is site-specific.  Nothing else in the suite needs to change:
 checks read node counts, cores and NUMA layout from this file.

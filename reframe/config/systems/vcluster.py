@@ -4,7 +4,7 @@ Nodes are network namespaces (vc0, vc1, ... on 10.77.0.0/24) with their own slur
 the head namespace, so ReFrame must run there:
 
     yeebench vcluster up --nodes 2 --link-rate 1gbit
-    yeebench vcluster exec -- reframe -C reframe/config/settings.py -c reframe/checks --system vcluster -r
+    yeebench vcluster exec -- reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R --system vcluster -r
     yeebench vcluster down
 
 Node count, CPUs per node and link rate are read from the running cluster's state.json
@@ -69,7 +69,7 @@ _container_platforms = [] if not _apptainer else [
     {'type': 'Apptainer'} if shutil.which('apptainer') else
     {'type': 'Apptainer', 'env_vars': [['PATH', f'{os.path.dirname(_apptainer)}:$PATH']]}]
 
-# extras.container_binds: host paths every container of a hybrid run gets (reframe/checks/container.py).
+# extras.container_binds: host paths every container of a hybrid run gets (reframe/yeebench/checks/containers/container.py).
 # Under `srun --mpi=pmix` the ranks reach slurmd's PMIx server through files in its spool directory
 # (<state dir>/nodes/<node>/spool; unbound, MPI_Init fails in the container with "PMIX ERROR ...
 # gds_ds12_lock_pthread.c"), and Open MPI puts its session directory in the job's TMPDIR (Slurm's

@@ -6,7 +6,9 @@ import os
 import socket
 import sys
 
-from yeebench.acceptance import availability, kernel_settings, report, topology, waivers
+from yeebench.acceptance import availability, report, waivers
+from yeebench import kernel_settings
+from yeebench import node_topology as topology
 from yeebench.acceptance.fileio import write_atomic
 
 DEFAULT_TOPOLOGY_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "config",
@@ -166,7 +168,7 @@ def cmd_report(args):
 def register(subparsers):
     parser = subparsers.add_parser(
         "acceptance", help="acceptance of a new cluster: availability, topology, settings, sign-off report",
-        description="Tools of the acceptance set (ReFrame checks tagged `acceptance`, reframe/checks/acceptance*.py).")
+        description="Tools of the acceptance set (ReFrame checks tagged `acceptance`, reframe/yeebench/checks/*/acceptance*.py).")
     sub = parser.add_subparsers(dest="acceptance_command", metavar="ACTION")
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 

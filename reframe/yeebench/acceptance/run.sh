@@ -13,7 +13,11 @@ out=$1; shift
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 venv=${YEEBENCH_VENV:-$repo/.venv}
 checks=()
-for f in acceptance acceptance_node acceptance_perf acceptance_gpu acceptance_multicast; do checks+=(-c "$repo/reframe/checks/$f.py"); done
+# the acceptance checks (tag `acceptance`) live in their experiments' folders
+for f in acceptance/acceptance acceptance/acceptance_node acceptance/acceptance_multicast acceptance/acceptance_scaling \
+         numa/acceptance_numa pt2pt/acceptance_network io/acceptance_storage gpu/acceptance_gpu; do
+    checks+=(-c "$repo/reframe/yeebench/checks/$f.py")
+done
 
 rm -rf "$out" && mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)

@@ -56,7 +56,7 @@ def run_checks(tmp_path, **env_extra):
                RFM_ENABLE_RESULTS_STORAGE='0', **env_extra)
     report = tmp_path / 'report.json'
     subprocess.run([str(exe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'local',
-                    '-c', str(REPO / 'reframe/checks/acceptance_gpu.py'), '-n', 'AcceptanceGPU', '-r',
+                    '-c', str(REPO / 'reframe/yeebench/checks/gpu/acceptance_gpu.py'), '-n', 'AcceptanceGPU', '-r',
                     '--report-file', str(report)], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     cases = {c['name'].split('=')[-1]: c for run in json.loads(report.read_text())['runs'] for c in run['testcases']}
     return cases

@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkfiles import check_file
 
-from yeebench.acceptance import rfm
+from yeebench import acceptance_check as rfm
 
 REPO = Path(__file__).resolve().parents[3]
-CHECKS = REPO / 'reframe/checks'
 
 
 def dry_run(tmp_path, names, *files):
@@ -20,7 +20,7 @@ def dry_run(tmp_path, names, *files):
         pytest.skip('reframe is not installed next to this Python')
     env = {'HOME': str(tmp_path), 'PATH': str(tmp_path / 'empty'), 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm')}
     out = subprocess.run([str(exe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'generic-slurm',
-                          '-p', 'host', *[a for f in files for a in ('-c', str(CHECKS / f))], '-n', names,
+                          '-p', 'host', *[a for f in files for a in ('-c', str(check_file(f)))], '-n', names,
                           '--dry-run', '--flex-alloc-nodes=2'],
                          capture_output=True, text=True, timeout=300, env=env, cwd=REPO)
     assert out.returncode == 0 and 'FAIL' not in out.stdout, out.stdout + out.stderr
@@ -41,7 +41,8 @@ def test_the_multicast_probe_is_a_build_fixture_run_as_the_executable(tmp_path):
 
 
 def test_sweeps_are_the_jobs_program(tmp_path):
-    rfm_dir = dry_run(tmp_path, 'AcceptanceScaling|AcceptanceStorage%tool=dd', 'acceptance_perf.py')
+    rfm_dir = dry_run(tmp_path, 'AcceptanceScaling|AcceptanceStorage%tool=dd', 'acceptance_scaling.py',
+                     'acceptance_storage.py')
     jobs = {p.parent.name: p for p in rfm_dir.rglob('rfm_job.sh') if p.parent.name.startswith('Acceptance')}
     assert len(jobs) == 3, sorted(jobs)                        # scaling yee and triad, storage dd
     for name, path in jobs.items():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from yeebench import image_probe
+from yeebench.checks.containers import image_probe
 
 REPO = Path(__file__).resolve().parents[3]
 LOCK = '{"roots": ["yee"]}\n'
@@ -149,7 +149,7 @@ def generate(tmp_path, *args):
     env = {'HOME': str(tmp_path), 'PATH': str(bin_dir), 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm'),
            'YEEBENCH_PREFIX': str(tmp_path / 'no-prefix'), 'REFUSED_LOG': str(tmp_path / 'refused.log')}
     out = subprocess.run([sys.executable, str(guard), '-C', str(REPO / 'reframe/config/settings.py'),
-                          '--system', 'local', '-c', str(REPO / 'reframe/checks/container.py'), *args,
+                          '--system', 'local', '-c', str(REPO / 'reframe/yeebench/checks/containers/container.py'), *args,
                           '--dry-run'], capture_output=True, text=True, timeout=300, env=env, cwd=REPO)
     text = out.stdout + out.stderr
     refused = tmp_path / 'refused.log'

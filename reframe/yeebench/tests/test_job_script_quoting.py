@@ -13,7 +13,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 SETTINGS = REPO / 'reframe/config/settings.py'
-CHECKS = REPO / 'reframe/checks'
+CHECKS = REPO / 'reframe/yeebench/checks'
 SHELLS = {'bash', 'sh', '/bin/bash', '/bin/sh', '/usr/bin/bash'}
 # variables every run of these checks must see reach a script (a test that checks nothing is no test)
 MUST_REACH = {'str': ('init_mode', 'output_root', 'precision', 'yee_opts', 'mpicc'),
@@ -91,7 +91,7 @@ def hostile_dry_run(tmp_path_factory, request):
     variables = sorted({v for kinds in json.loads(listing.stdout).values() for v in kinds[request.param]})
     payloads = {name: hostile(name) for name in variables}
     settings = [arg for name, value in payloads.items() for arg in ('-S', f'{name}={value}')]
-    run = subprocess.run([str(reframe), '-C', str(SETTINGS), '-c', str(CHECKS), '--system', 'local',
+    run = subprocess.run([str(reframe), '-C', str(SETTINGS), '-c', str(CHECKS), '-R', '--system', 'local',
                           '--dry-run', *settings], capture_output=True, text=True, env=env,
                          timeout=600, cwd=tmp)
     scripts = {str(p.relative_to(tmp)): p.read_text(errors='replace')

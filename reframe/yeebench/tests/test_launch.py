@@ -12,7 +12,7 @@ from yeebench import launch
 REFRAME = Path(__file__).resolve().parents[2]
 # The check library and the checks; the virtual cluster's daemon tooling and the results tooling
 # run Slurm and record host facts, they choose no launcher options.
-SCANNED = [REFRAME / 'checks', REFRAME / 'yeebench']
+SCANNED = [REFRAME / 'yeebench']  # the checks are in yeebench/checks/
 EXEMPT = {REFRAME / 'yeebench' / 'launch.py'}
 EXEMPT_DIRS = [REFRAME / 'yeebench' / d for d in ('vcluster', 'results')]
 LAUNCHER_WORD = re.compile(r'(?<![\w-])(mpirun|mpiexec|srun)(?![\w-])')

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkfiles import all_check_files, check_file
 
 REPO = Path(__file__).resolve().parents[3]
-CHECKS = REPO / 'reframe/checks'
 FILES = ('pt2pt.py', 'collectives.py', 'fdtd.py', 'binding.py', 'numa.py')
 
 
@@ -23,7 +23,7 @@ def reframe(tmp_path, *args, system):
     # the launch host's PATH has no mpirun, OSU, NetPIPE, numactl or compilers at all
     env = {'HOME': str(tmp_path), 'PATH': str(empty), 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm'),
            'YEEBENCH_PREFIX': str(tmp_path / 'no-prefix')}
-    files = [a for f in FILES for a in ('-c', str(CHECKS / f))]
+    files = [a for f in FILES for a in ('-c', str(check_file(f)))]
     out = subprocess.run([str(exe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', system,
                           *files, *args], capture_output=True, text=True, timeout=300, env=env, cwd=REPO)
     return out.returncode, re.sub(r'\x1b\[[0-9;]*m', '', out.stdout + out.stderr)
@@ -73,10 +73,10 @@ def _calls_a_program(path):
     return found
 
 
-@pytest.mark.parametrize('name', sorted(p.name for p in CHECKS.glob('*.py')))
+@pytest.mark.parametrize('name', [p.name for p in all_check_files()])
 def test_no_check_runs_or_looks_up_a_program_on_the_launch_host(name):
     # container.py too: what the node's container runtime has is asked in the job (image_probe)
-    assert _calls_a_program(CHECKS / name) == []
+    assert _calls_a_program(check_file(name)) == []
 
 
 def test_acceptance_probes_run_in_the_job_not_at_setup(tmp_path):
@@ -84,7 +84,7 @@ def test_acceptance_probes_run_in_the_job_not_at_setup(tmp_path):
     exe = Path(sys.executable).parent / 'reframe'
     env = {'HOME': str(tmp_path), 'PATH': str(tmp_path), 'YEEBENCH_RFM_DIR': str(tmp_path / 'rfm')}
     out = subprocess.run([str(exe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'generic-slurm',
-                          '-p', 'host', '-c', str(CHECKS / 'acceptance.py'), '-c', str(CHECKS / 'acceptance_perf.py'),
+                          '-p', 'host', '-c', str(check_file('acceptance')), '-c', str(check_file('acceptance_storage')),
                           '-n', 'AcceptanceMPIBindings%binding=fortran-f08|AcceptanceStorage%tool=yee-io',
                           '--dry-run', '--flex-alloc-nodes=2'],
                          capture_output=True, text=True, timeout=300, env=env, cwd=REPO)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkfiles import check_file
 
 from yeebench import osu, selection
 
@@ -67,7 +68,7 @@ def test_smoke_predicate_reads_the_run_selection(argv, selected):
 ])
 def test_smoke_sizes_only_when_the_run_selects_smoke(tmp_path, check, name, full, smoke):
     env = {'OSU_HOME': str(osu_home(tmp_path))}
-    args = ['-c', str(REPO / 'reframe/checks' / check), '-n', name, '--dry-run']
+    args = ['-c', str(check_file(check)), '-n', name, '--dry-run']
     out = reframe(tmp_path / 'full', *args, env_extra=env)
     scripts = job_scripts(tmp_path / 'full')
     assert out.returncode == 0 and len(scripts) == 1, out.stdout + out.stderr
@@ -124,7 +125,7 @@ def test_search_order_path_spack_then_suite_build(tmp_path):
 
 
 def test_missing_osu_skips_the_checks_with_the_reason(tmp_path):
-    out = reframe(tmp_path, '-c', str(REPO / 'reframe/checks/pt2pt.py'), '-n', VADER_LATENCY,
+    out = reframe(tmp_path, '-c', str(REPO / 'reframe/yeebench/checks/pt2pt/pt2pt.py'), '-n', VADER_LATENCY,
                   '-r', env_extra={'PATH': f'{tmp_path}/empty:/usr/bin:/bin'})
     assert out.returncode == 0, out.stdout
     assert re.search(r'SKIP .*OSU Micro-Benchmarks not found: searched OSU_HOME \(not set\); PATH \(no osu_latency\)',
@@ -149,7 +150,7 @@ def test_collective_under_its_bound_fails_with_the_reason(tmp_path, allreduce_us
              osu_table('Latency Test', [(n, 2.0 + n / 1000) for n in SIZES]))
     stand_in(home / 'libexec/osu-micro-benchmarks/mpi/collective', 'osu_allreduce',
              osu_table('Allreduce Latency Test', [(n, allreduce_us(n)) for n in SIZES]))
-    out = reframe(tmp_path, '-c', str(REPO / 'reframe/checks/collectives.py'),
+    out = reframe(tmp_path, '-c', str(REPO / 'reframe/yeebench/checks/collectives/collectives.py'),
                   '-n', 'OsuCollective%case=allreduce:tuned%num_procs=2%buffers=host',
                   '-S', 'max_size=4096', '-r', env_extra={'OSU_HOME': str(home)})
     text = re.sub(r'\x1b\[[0-9;]*m', '', out.stdout)

@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from yeebench import collective_bounds, fits, pt2pt_foms
+from yeebench import fits
+from yeebench.checks.collectives import bounds as collective_bounds
+from yeebench.checks.pt2pt import foms as pt2pt_foms
 from yeebench.parsers import ParseError, osu
 
 DATA = Path(__file__).parent / 'data' / 'osu'

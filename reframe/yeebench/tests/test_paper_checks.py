@@ -4,16 +4,17 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from test_suite_checks import REPO, list_checks, listed, run_reframe
+from checkfiles import check_file
+from test_suite_checks import list_checks, listed, run_reframe
 
-FILES = ('fdtd_comparisons', 'fdtd_messages', 'fdtd_collectives', 'io_paper', 'acceptance_multicast')
+FILES = ('binding_sweep', 'numa_sweep', 'node_scaling', 'fdtd_messages', 'fdtd_collectives', 'io_paper', 'acceptance_multicast')
 SMOKE = ('FdtdBindingSweep', 'FdtdNumaSweep %placement=per-socket', 'FdtdNodeScaling', 'FdtdPackingSweep %ranks=2',
          'FdtdMessageStats %ranks=2', 'HaloMessageSizes', 'FdtdCollectiveProfile', 'IoOutputPaper',
          'AcceptanceMulticast')
 
 
 def _files(*names):
-    return [arg for f in names or FILES for arg in ('-c', str(REPO / 'reframe/checks' / f'{f}.py'))]
+    return [arg for f in names or FILES for arg in ('-c', str(check_file(f)))]
 
 
 def test_the_paper_checks_load_and_their_smoke_cases(tmp_path):
@@ -64,7 +65,7 @@ def test_binding_sweep_runs_every_placement_on_the_same_grid_and_cores(tmp_path)
 
 def test_binding_sweep_rankfile_cases_skip_with_the_reason_where_srun_launches(tmp_path):
     # srun takes no rankfile: the --map-by cases still run (generic-slurm launches with srun)
-    run_reframe(*_files('fdtd_comparisons'), '-n', 'FdtdBindingSweep', '-p', 'host', '--dry-run',
+    run_reframe(*_files('binding_sweep'), '-n', 'FdtdBindingSweep', '-p', 'host', '--dry-run',
                 '--flex-alloc-nodes=1', tmp_path=tmp_path, system='generic-slurm')
     (script,) = list(Path(tmp_path).glob('**/stage/**/FdtdBindingSweep*/sweep.sh'))
     text = script.read_text()
@@ -74,7 +75,7 @@ def test_binding_sweep_rankfile_cases_skip_with_the_reason_where_srun_launches(t
 def _check_module(name):
     import importlib.util
     import sys
-    spec = importlib.util.spec_from_file_location(f'{name}_under_test', REPO / f'reframe/checks/{name}.py')
+    spec = importlib.util.spec_from_file_location(f'{name}_under_test', check_file(name))
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module       # ReFrame looks its test classes' files up through it
     spec.loader.exec_module(module)
@@ -83,7 +84,7 @@ def _check_module(name):
 
 def _binding_foms(rates):
     from yeebench.sweep_check import SolverSweep
-    module = _check_module('fdtd_comparisons')
+    module = _check_module('binding_sweep')
 
     class Recorder:
         add_ratios = SolverSweep.add_ratios

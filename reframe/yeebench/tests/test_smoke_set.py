@@ -10,9 +10,9 @@ from test_suite_checks import REPO, describe
 
 @pytest.fixture(scope='module')
 def described(tmp_path_factory):
-    checks = str(REPO / 'reframe/checks')
-    full = describe('-c', checks, tmp_path=tmp_path_factory.mktemp('full'))
-    smoke = describe('-c', checks, '-t', 'smoke', tmp_path=tmp_path_factory.mktemp('smoke'))
+    checks = str(REPO / 'reframe/yeebench/checks')
+    full = describe('-c', checks, '-R', tmp_path=tmp_path_factory.mktemp('full'))
+    smoke = describe('-c', checks, '-R', '-t', 'smoke', tmp_path=tmp_path_factory.mktemp('smoke'))
     return {c['unique_name']: c for c in full}, {c['unique_name']: c for c in smoke}
 
 
@@ -50,14 +50,14 @@ def test_smoke_numa_bw_arrays_are_four_times_the_last_level_cache(tmp_path):
     import subprocess
     import sys
 
-    from yeebench.acceptance import scaling
+    from yeebench import scaling
     llc, _ = scaling.llc_from_sysfs()
     if not llc:
         pytest.skip('this machine reports no last-level cache in sysfs')
     exe = Path(sys.executable).parent / 'reframe'
     env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp_path), YEEBENCH_PREFIX=str(REPO / 'build/install'))
     out = subprocess.run([str(exe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'local',
-                          '-c', str(REPO / 'reframe/checks/numa.py'), '-n', 'NumaBandwidth%policy=none',
+                          '-c', str(REPO / 'reframe/yeebench/checks/numa/numa.py'), '-n', 'NumaBandwidth%policy=none',
                           '-t', 'smoke', '--dry-run'], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stdout + out.stderr
     scripts = [p.read_text() for p in tmp_path.rglob('rfm_job.sh') if 'NumaBandwidth' in str(p)]

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from checkfiles import CHECKS, check_file
 from test_suite_gpu import TWO_H100, fake_smi
 
 REPO = Path(__file__).resolve().parents[3]
-FAMILIES = ('pt2pt', 'collectives', 'binding', 'numa', 'fdtd', 'io')
+FAMILIES = ('pt2pt', 'collectives', 'binding', 'numa', 'fdtd', 'io')  # check files of those names
 
 
 def run_reframe(*args, tmp_path, nvidia_smi=None, env_extra=None, expect_rc=0, system='local'):
@@ -45,7 +46,7 @@ def describe(*args, tmp_path):
 
 
 def test_every_family_loads_and_has_smoke_checks(tmp_path):
-    files = [arg for f in FAMILIES for arg in ('-c', str(REPO / 'reframe/checks' / f'{f}.py'))]
+    files = [arg for f in FAMILIES for arg in ('-c', str(check_file(f)))]
     text = list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9')   # no GPU
     assert 'WARNING' not in text and 'skipping test file' not in text, text
     cases = listed(text)
@@ -56,11 +57,11 @@ def test_every_family_loads_and_has_smoke_checks(tmp_path):
 
 
 def test_full_set_is_parameterised(tmp_path):
-    text = list_checks('-c', str(REPO / 'reframe/checks/pt2pt.py'), '-t', 'full', tmp_path=tmp_path,
+    text = list_checks('-c', str(REPO / 'reframe/yeebench/checks/pt2pt/pt2pt.py'), '-t', 'full', tmp_path=tmp_path,
                        nvidia_smi='exit 9')
     # NetPIPE + 4 OSU benchmarks (host buffers only without a GPU), x 3 transports x 2 localities
     assert len(listed(text)) == (1 + 4) * 3 * 2
-    with_gpu = list_checks('-c', str(REPO / 'reframe/checks/pt2pt.py'), '-t', 'full', tmp_path=tmp_path,
+    with_gpu = list_checks('-c', str(REPO / 'reframe/yeebench/checks/pt2pt/pt2pt.py'), '-t', 'full', tmp_path=tmp_path,
                            nvidia_smi=TWO_H100)
     # ... and with a GPU each OSU benchmark also with device buffers
     assert len(listed(with_gpu)) == (1 + 4 * 2) * 3 * 2
@@ -71,7 +72,7 @@ GPU_FILES = ('fdtd', 'pt2pt', 'collectives')
 
 
 def test_gpu_cases_only_on_gpu_partitions(tmp_path):
-    files = [arg for f in GPU_FILES for arg in ('-c', str(REPO / 'reframe/checks' / f'{f}.py'))]
+    files = [arg for f in GPU_FILES for arg in ('-c', str(check_file(f)))]
     no_gpu = listed(list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9'))
     gpu = listed(list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi=TWO_H100))
     assert not [line for line in no_gpu if any(p in line for p in GPU_CASE)]
@@ -95,11 +96,11 @@ KEPT_REPORTS = [
 ]
 
 
-@pytest.mark.parametrize('check_file,name,files', KEPT_REPORTS, ids=[k[1] for k in KEPT_REPORTS])
-def test_json_reports_are_kept_for_provenance(check_file, name, files, tmp_path):
+@pytest.mark.parametrize('checkfile,name,files', KEPT_REPORTS, ids=[k[1] for k in KEPT_REPORTS])
+def test_json_reports_are_kept_for_provenance(checkfile, name, files, tmp_path):
     # ReFrame deletes a passing test's stage directory: only keep_files reach the output directory,
     # where `yeebench results ingest` looks for build info and observed bindings.
-    cases = describe('-c', str(REPO / 'reframe/checks' / check_file), '-n', f'^{name}',
+    cases = describe('-c', str(check_file(checkfile)), '-n', f'^{name}',
                      '-t', 'smoke', tmp_path=tmp_path)
     assert cases, f'no smoke case of {name}'
     for case in cases:
@@ -119,7 +120,7 @@ def test_cuda_case_fails_when_the_solver_runs_another_backend(tmp_path):
     stand_in.write_text('#!/bin/bash\nargs=()\nfor a in "$@"; do [[ $a == --gpu-per-rank ]] || args+=("$a"); done\n'
                         f'exec {shlex.quote(str(yee))} "${{args[@]}}"\n')
     stand_in.chmod(0o755)
-    out = run_reframe('-c', str(REPO / 'reframe/checks/fdtd.py'), '-n', r'FdtdStrongScaling.*cuda.*cores_used=1\b',
+    out = run_reframe('-c', str(REPO / 'reframe/yeebench/checks/fdtd/fdtd.py'), '-n', r'FdtdStrongScaling.*cuda.*cores_used=1\b',
                       '-r', tmp_path=tmp_path, nvidia_smi=TWO_H100,
                       env_extra={'YEEBENCH_PREFIX': str(tmp_path)}, expect_rc=1)
     assert 'solver ran backend cpu, not cuda' in out.stdout, out.stdout
@@ -136,14 +137,14 @@ def _results(out):
 
 
 def test_dry_run_of_the_smoke_set(tmp_path):
-    out = run_reframe('-c', str(REPO / 'reframe/checks'), '-t', 'smoke', '--dry-run', tmp_path=tmp_path,
+    out = run_reframe('-c', str(CHECKS), '-R', '-t', 'smoke', '--dry-run', tmp_path=tmp_path,
                       nvidia_smi='exit 9')
     assert not [k for k, v in _results(out).items() if any(r == 'FAIL' for r, _ in v)], out.stdout
 
 
 def test_vcluster_srun_partition_skips_the_binding_checks(tmp_path):
     # srun on the virtual cluster cannot bind CPUs (extras.cpu_binding False); mpirun there can
-    out = run_reframe('-c', str(REPO / 'reframe/checks/binding.py'), '-t', 'smoke', '--dry-run',
+    out = run_reframe('-c', str(REPO / 'reframe/yeebench/checks/binding/binding.py'), '-t', 'smoke', '--dry-run',
                       tmp_path=tmp_path, env_extra={'YEEBENCH_VCLUSTER_DIR': str(tmp_path / 'no-cluster')},
                       system='vcluster')
     results = _results(out)

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from yeebench import fits, launch, mpi, pt2pt_foms, references, tools
+from yeebench import fits, launch, mpi, references, tools
+from yeebench.checks.pt2pt import foms as pt2pt_foms
 from yeebench.parsers import netpipe, osu
 
 DATA = Path(__file__).parent / 'data'

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-NUMA = REPO / 'reframe/checks/numa.py'
+NUMA = REPO / 'reframe/yeebench/checks/numa/numa.py'
 REFUSING_NUMACTL = f'''#!/bin/sh
 # numactl as inside `docker run` without CAP_SYS_NICE: topology queries work, policies are refused
 case "$1" in --hardware|-H) exec {shutil.which('numactl') or 'false'} "$@" ;; esac
@@ -64,7 +64,7 @@ def test_a_refused_memory_policy_skips_with_numactls_error(tmp_path):
 
 
 def test_numactl_failure_finds_the_refused_call():
-    sys.path.insert(0, str(REPO / 'reframe/checks'))
+    sys.path.insert(0, str(REPO / 'reframe/yeebench/checks/numa'))
     try:
         import numa
     finally:

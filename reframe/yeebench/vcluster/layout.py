@@ -52,7 +52,7 @@ def tbf_burst_bytes(rate_bps: float) -> int:
     Much smaller buckets lose tokens whenever the qdisc timer fires late (a busy 2-core machine) and
     the link delivers under its rate. Larger ones let a message that follows an idle gap cross partly
     at veth speed: a message of M bytes comes out at most M / (M - burst) faster than the rate, so
-    the bucket stays far below the 2 MiB messages that measure the rate (see reframe/checks/vcluster_pt2pt.py).
+    the bucket stays far below the 2 MiB messages that measure the rate (see reframe/yeebench/checks/pt2pt/vcluster_pt2pt.py).
     """
     return max(64 * 1024, int(rate_bps * 0.5e-3 / 8))
 

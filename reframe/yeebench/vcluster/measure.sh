@@ -14,7 +14,7 @@ for rate in "${@:-none 1gbit}"; do
     t0=$(date +%s.%N); $Y vcluster up --nodes "$NODES" --link-rate "$r" >/dev/null; t1=$(date +%s.%N)
     rc=0
     YEEBENCH_RFM_DIR=$PWD/$OUT/rfm-$r $Y vcluster exec -- .venv/bin/reframe -C reframe/config/settings.py \
-      -c reframe/checks/vcluster_pt2pt.py --system vcluster --exec-policy=serial -r \
+      -c reframe/yeebench/checks/pt2pt/vcluster_pt2pt.py --system vcluster --exec-policy=serial -r \
       --report-file "$PWD/$OUT/report-$r.json" >"$OUT/reframe-$r.out" 2>&1 || rc=$?
     t2=$(date +%s.%N); $Y vcluster down >/dev/null; t3=$(date +%s.%N)
     printf 'link %-7s up %.1f s, down %.1f s, reframe exit %d, load %s\n' "$r" "$(awk "BEGIN{print $t1 - $t0}")" \

@@ -15,8 +15,8 @@ from . import cluster, preflight, verify
 from .layout import make_layout
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-OWN_CHECK = "reframe/checks/vcluster_pt2pt.py"
-SUITE_PT2PT = "reframe/checks/pt2pt.py"
+OWN_CHECK = "reframe/yeebench/checks/pt2pt/vcluster_pt2pt.py"
+SUITE_PT2PT = "reframe/yeebench/checks/pt2pt/pt2pt.py"
 # The suite's own NetPIPE and OSU pairs (run unchanged; the OSU ones skip, with the reason, where
 # OSU is not found).  NetPIPE repeats are fixed so a 4 MiB sweep stays short; OSU stops at 1 MiB
 # (bw_large: the best of 256 KiB-1 MiB, each a 64-message window far beyond the link's 64 KiB
@@ -33,7 +33,8 @@ SUITE_SETTINGS = ["NetPIPEPt2Pt.repeats=10", "OsuPt2Pt.max_size=1048576",
 # paper 002 Fig. 3), at a size that keeps each a few seconds on shared virtual nodes: they show the
 # like-for-like pipeline across nodes, not the papers' speeds (reframe/papers/). The binding and NUMA
 # sweeps skip on a partition that declares no CPU binding, with the reason.
-PAPER_CHECKS = ("reframe/checks/fdtd_comparisons.py", "reframe/checks/fdtd_messages.py")
+PAPER_CHECKS = ("reframe/yeebench/checks/binding/binding_sweep.py", "reframe/yeebench/checks/numa/numa_sweep.py",
+                "reframe/yeebench/checks/fdtd/node_scaling.py", "reframe/yeebench/checks/fdtd/fdtd_messages.py")
 PAPER_SWEEPS = ("FdtdBindingSweep", "FdtdNumaSweep", "FdtdNodeScaling", "FdtdPackingSweep")
 PAPER_SELECTION = ["FdtdBindingSweep", "FdtdNumaSweep%placement=per-socket", "FdtdNodeScaling",
                    "FdtdPackingSweep%ranks=2", "FdtdMessageStats%ranks=2"]

@@ -5,7 +5,9 @@ import sys
 
 import pytest
 
-from yeebench.acceptance import ipstack, nodecheck, nodeprobe
+from yeebench.checks.acceptance import ipstack
+from yeebench.checks.acceptance import nodecheck
+from yeebench.checks.acceptance import nodeprobe
 
 
 def iface(ipv4=("10.0.0.1",), ipv6=("fd00::1",), up=True, present=True, loopback=False, fail=""):
@@ -108,7 +110,7 @@ def test_a_down_card_fails_even_though_loopback_works():
 
 
 def test_live_probe_of_this_node_prints_one_record():
-    done = subprocess.run([sys.executable, "-m", "yeebench.acceptance.nodeprobe"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "yeebench.checks.acceptance.nodeprobe"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0
     (host, rec), = nodeprobe.parse(done.stdout).items()

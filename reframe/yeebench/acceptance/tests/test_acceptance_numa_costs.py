@@ -1,7 +1,7 @@
 """Measured NUMA bandwidth matrix against the firmware's distance table."""
 import pytest
 
-from yeebench.acceptance.numa_costs import analyse
+from yeebench.checks.numa.numa_costs import analyse
 
 THUFIR_GPU = [[10, 20, 20, 20], [20, 10, 20, 20], [20, 20, 10, 20], [20, 20, 20, 10]]
 

@@ -19,8 +19,8 @@ def test_one_node_cannot_pass_network_or_unrecorded_topology(tmp_path):
     report_file = tmp_path / "report.json"
     env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp_path / "rfm"))
     cmd = [reframe, "-C", os.path.join(REPO, "reframe", "config", "settings.py"),
-           "-c", os.path.join(REPO, "reframe", "checks", "acceptance_node.py"),
-           "-c", os.path.join(REPO, "reframe", "checks", "acceptance_perf.py"),
+           "-c", os.path.join(REPO, "reframe", "yeebench", "checks", "acceptance", "acceptance_node.py"),
+           "-c", os.path.join(REPO, "reframe", "yeebench", "checks", "pt2pt", "acceptance_network.py"),
            "-n", "AcceptanceNetwork", "-n", "AcceptanceTopology", "-n", "AcceptanceIPStack",
            "--system", "local", "-p", "host", "-r", "--report-file", str(report_file)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, cwd=str(tmp_path))

@@ -4,7 +4,7 @@ import subprocess
 from types import SimpleNamespace
 
 
-from yeebench.acceptance import rfm
+from yeebench import acceptance_check as rfm
 
 
 def fake_test(scheduler, stagedir="."):
@@ -112,7 +112,7 @@ def test_a_probe_build_job_ends_normally_with_the_reason_where_the_node_cannot_b
 
 def test_a_build_failure_is_named_by_its_message_not_by_open_mpis_frame(tmp_path):
     # mpicc in an image without a compiler: Open MPI frames its help text in lines of dashes
-    from yeebench.acceptance.rfm import _could_not_build
+    from yeebench.acceptance_check import _could_not_build
     errors = tmp_path / "errors"
     errors.write_text("-" * 74 + "\nThe Open MPI wrapper compiler was unable to find the specified compiler\n"
                       "gcc in your PATH.\n" + "-" * 74 + "\n")

@@ -5,10 +5,10 @@ import subprocess
 
 import pytest
 
-from yeebench.acceptance import scaling
-from yeebench.acceptance.scaling import analyse, powers_of_two_upto, summary
+from yeebench import scaling
+from yeebench.scaling import analyse, powers_of_two_upto, summary
 
-SRC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "checks", "src", "acceptance")
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "checks", "acceptance", "src")
 
 
 def test_paper_like_curve_has_knee_past_twelve():

@@ -1,7 +1,8 @@
 """Kernel settings known to cost performance: recorded /proc and /sys trees -> warnings with reasons."""
 import pytest
 
-from yeebench.acceptance import kernel_settings, nodecheck
+from yeebench import kernel_settings
+from yeebench.checks.acceptance import nodecheck
 
 
 def fake_tree(tmp_path, aslr="2", thp="always [madvise] never", governor=None, reclaim="0",

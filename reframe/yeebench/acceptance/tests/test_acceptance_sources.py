@@ -6,8 +6,10 @@ import subprocess
 import pytest
 
 HERE = os.path.dirname(__file__)
-CUDA = os.path.join(HERE, "..", "..", "..", "checks", "src", "cuda")
-SRC = os.path.join(HERE, "..", "..", "..", "checks", "src", "acceptance")
+CHECKS = os.path.join(HERE, "..", "..", "checks")
+CUDA = os.path.join(CHECKS, "gpu", "src")
+SRC = os.path.join(CHECKS, "acceptance", "src")
+PT2PT = os.path.join(CHECKS, "pt2pt", "src")
 NVCC = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.access("/usr/local/bin/nvcc", os.X_OK) else None)
 ARCH = ["-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_80,code=compute_80"]
 
@@ -24,7 +26,7 @@ def test_cuda_sources_compile_with_nvcc(tmp_path, kernel):
 @pytest.mark.skipif(shutil.which("mpicc") is None, reason="mpicc not installed")
 def test_pairmatrix_rejects_bad_arguments(tmp_path):
     exe = tmp_path / "pairmatrix"
-    subprocess.run(["mpicc", "-O2", "-Wall", "-Werror", "-o", str(exe), os.path.join(SRC, "pairmatrix.c")],
+    subprocess.run(["mpicc", "-O2", "-Wall", "-Werror", "-o", str(exe), os.path.join(PT2PT, "pairmatrix.c")],
                    check=True, timeout=120)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     done = subprocess.run([str(exe), "--lat-iters", "0"], capture_output=True, text=True, timeout=60, env=env)

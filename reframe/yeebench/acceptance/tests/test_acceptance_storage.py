@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from yeebench.acceptance import pagecache
-from yeebench.acceptance.storage import dd_bandwidth, fio_bandwidth, read_method, solver_io_options
+from yeebench.checks.io import pagecache
+from yeebench.checks.io.storage import dd_bandwidth, fio_bandwidth, read_method, solver_io_options
 
 
 def fio_doc(**kinds):
@@ -75,10 +75,10 @@ def test_dropping_a_file_from_the_page_cache(tmp_path):
     left, total = pagecache.drop(str(path))
     assert total == 4 * 2**20 // mmap.PAGESIZE
     assert left <= total  # tmpfs keeps its pages (that is what the check then reports)
-    done = subprocess.run([sys.executable, "-m", "yeebench.acceptance.pagecache", "drop", str(path)],
+    done = subprocess.run([sys.executable, "-m", "yeebench.checks.io.pagecache", "drop", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and pagecache.parse(done.stdout)[1] == total
-    done = subprocess.run([sys.executable, "-m", "yeebench.acceptance.pagecache", "drop", str(tmp_path / "no")],
+    done = subprocess.run([sys.executable, "-m", "yeebench.checks.io.pagecache", "drop", str(tmp_path / "no")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "No such file" in done.stderr
 
@@ -87,7 +87,7 @@ def test_solver_io_options_are_read_in_the_job_from_the_saved_help(tmp_path):
     # the job runs `yee --help > yee-help.txt` on the node and this module turns it into options
     help_file = tmp_path / "yee-help.txt"
     help_file.write_text("--output none|binary\n--output-strategy root|per-rank|shared\n--output-fsync\n")
-    cmd = [sys.executable, "-m", "yeebench.acceptance.storage", str(help_file)]
+    cmd = [sys.executable, "-m", "yeebench.checks.io.storage", str(help_file)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.split() == ["--output", "binary", "--output-strategy",
                                                             "per-rank", "--output-fsync"]

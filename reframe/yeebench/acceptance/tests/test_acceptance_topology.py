@@ -4,7 +4,8 @@ import os
 import pytest
 import yaml
 
-from yeebench.acceptance import nodecheck, topology
+from yeebench.checks.acceptance import nodecheck
+from yeebench import node_topology as topology
 from yeebench.parsers.numactl import parse_hardware
 
 DATA = os.path.join(os.path.dirname(__file__), "data")

@@ -1,7 +1,7 @@
 """Verdicts from the mcast probe's output (paper 003, test 13)."""
 import pytest
 
-from yeebench.acceptance import multicast
+from yeebench.checks.acceptance import multicast
 
 THREE_NODES = """round receivers 1 remote 1 sent 2000 delivered_min 2000 delivered_mean 2000.0 mbps_min 410.2
 round receivers 2 remote 2 sent 2000 delivered_min 1996 delivered_mean 1998.0 mbps_min 380.0

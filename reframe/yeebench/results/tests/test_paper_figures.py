@@ -128,8 +128,8 @@ def test_report_links_the_published_figure_to_its_page(tmp_path):
 def test_every_named_check_exists_in_the_check_files():
     import re
     defined = set()
-    for path in (REFRAME / "checks").glob("*.py"):
+    for path in (REFRAME / "yeebench" / "checks").glob("*/*.py"):
         defined |= set(re.findall(r"^class (\w+)\(", path.read_text(), re.M))
     # a row may name a command instead (`yeebench acceptance availability`)
     missing = sorted({e.check for e in pf.EXPERIMENTS if e.check and " " not in e.check} - defined)
-    assert not missing, f"rows name checks that reframe/checks does not define: {missing}"
+    assert not missing, f"rows name checks that reframe/yeebench/checks does not define: {missing}"

@@ -3,7 +3,8 @@
 Each verdict function returns (verdict, reason, ...) with verdict one of
 PASS, FAIL or NOT MEASURED (nothing to compare against, nothing to test).
 """
-from yeebench.acceptance import kernel_settings, topology
+from yeebench import kernel_settings
+from yeebench import node_topology as topology
 
 PASS, FAIL, NOT_MEASURED = "PASS", "FAIL", "NOT MEASURED"
 

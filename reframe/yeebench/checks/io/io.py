@@ -12,7 +12,7 @@ loop), compute_seconds_per_step (s, loop minus I/O), plus Mcells/s.
 Sanity: a valid solver run that wrote every step with the requested format/strategy.
 
 On a cluster, point the output at the parallel file system:
-    reframe -c reframe/checks/io.py -n IoOutput -S output_root=/scratch/$USER/yee-io ...
+    reframe -c reframe/yeebench/checks/io/io.py -n IoOutput -S output_root=/scratch/$USER/yee-io ...
 Outputs are deleted after each test unless -S keep_output=true.
 """
 import os

@@ -71,7 +71,7 @@ def read_method(text):
     file's pages were dropped; the read counts only when none stayed resident.
     Anything else: the read step did not run as planned, so nothing is measured.
     """
-    from yeebench.acceptance import pagecache
+    from yeebench.checks.io import pagecache
     text = text.strip()
     if text == "O_DIRECT":
         return {"measured": True, "why": "with O_DIRECT, bypassing the page cache"}
@@ -88,12 +88,12 @@ def read_method(text):
 
 
 def main(argv=None):
-    """`python -m yeebench.acceptance.storage HELP_FILE`: the solver's binary per-rank output options
+    """`python -m yeebench.checks.io.storage HELP_FILE`: the solver's binary per-rank output options
     from its saved `yee --help` (run in the job, on the node), or exit 1 with the reason."""
     import sys
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m yeebench.acceptance.storage YEE_HELP_FILE", file=sys.stderr)
+        print("usage: python -m yeebench.checks.io.storage YEE_HELP_FILE", file=sys.stderr)
         return 2
     try:
         with open(argv[0], errors="replace") as f:

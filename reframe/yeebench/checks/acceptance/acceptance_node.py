@@ -1,6 +1,6 @@
 """Acceptance checks, part 2: what every node is (topology, kernel settings, IP stack).
 
-One probe (`python -m yeebench.acceptance.nodeprobe`) runs once on every node
+One probe (`python -m yeebench.checks.acceptance.nodeprobe`) runs once on every node
 of the partition; each check judges one aspect of its records.  See
 acceptance.py for the whole set.
 """
@@ -10,8 +10,9 @@ import sys
 import reframe as rfm
 from reframe.core.builtins import run_after, sanity_function, variable
 
-from yeebench.acceptance import nodecheck, nodeprobe, topology
-from yeebench.acceptance.rfm import (TOPOLOGY_DIR, AcceptanceMixin, last_line, nodes_used,
+from yeebench.checks.acceptance import nodecheck, nodeprobe
+from yeebench import node_topology as topology
+from yeebench.acceptance_check import (TOPOLOGY_DIR, AcceptanceMixin, last_line, nodes_used,
                                      span_all_nodes)
 from yeebench.base import YeebenchCheck
 
@@ -24,7 +25,7 @@ class _NodeProbe(AcceptanceMixin, YeebenchCheck):
     @run_after("init")
     def set_probe(self):
         # the program and its arguments as separate words: each is quoted on its own
-        self.executable, self.executable_opts = sys.executable, ["-m", "yeebench.acceptance.nodeprobe"]
+        self.executable, self.executable_opts = sys.executable, ["-m", "yeebench.checks.acceptance.nodeprobe"]
 
     @run_after("setup")
     def place(self):

@@ -10,7 +10,7 @@ container/native figures.  Two run models, picked by the platform:
     `-S ranks_per_node=1` puts the two NetPIPE ranks on two nodes (inter-node).
 The solver comparison also requires the image to compute the same checksum as the host build.
 
-    reframe -C reframe/config/settings.py -c reframe/checks/container.py --exec-policy=serial \
+    reframe -C reframe/config/settings.py -c reframe/yeebench/checks/containers/container.py --exec-policy=serial \
             -S SolverRun.image=yeebench:latest -S NetpipeRun.image=yeebench:latest -r
     reframe ... -S platform=Apptainer -S image=$PWD/build/containers/yeebench.sif -r    # a SIF, hybrid
 
@@ -18,7 +18,7 @@ Nothing about the image is asked on the launch host (a login node may have no Do
 MPI): the job's pre-run lines ask the node whether it has the image (else both legs skip with the
 reason), record its sha256 (SIF file, or Docker image id) and the sha256 of the spack.lock baked into
 it, and, before a hybrid run, the Open MPI version on the node and in the image, which must be of one
-major series (else the case fails naming both versions); see yeebench/image_probe.py.  An image file
+major series (else the case fails naming both versions); see image_probe.py beside this file.  An image file
 that is not a SIF fails at setup, naming the file.
 
 Run it with --exec-policy=serial: native and container runs must not overlap, or the ratios measure
@@ -38,7 +38,9 @@ from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, run_after, run_before, sanity_function, variable
 from reframe.core.exceptions import ReframeError, SanityError
 
-from yeebench import apptainer, capabilities, image_probe, launch, shell
+from yeebench import apptainer, capabilities
+from yeebench.checks.containers import image_probe
+from yeebench import launch, shell
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe

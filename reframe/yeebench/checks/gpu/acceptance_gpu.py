@@ -13,7 +13,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 from reframe.core.backends import getlauncher
 
-from yeebench.acceptance.rfm import AcceptanceMixin, build_on_node_or_explain, gpu_present, last_line
+from yeebench.acceptance_check import AcceptanceMixin, build_on_node_or_explain, gpu_present, last_line
 from yeebench import shell
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
@@ -22,7 +22,7 @@ NO_NVCC = "nvcc-missing.txt"
 
 #: Per GPU model (as the CUDA runtime names it): ReFrame reference tuples (value, lower, upper, unit), set
 #: from a run on that model with the options below; a system's own reference file wins over them.
-GPU_REFERENCES = json.loads((Path(__file__).parent / "src" / "cuda" / "gpu_references.json").read_text())["models"]
+GPU_REFERENCES = json.loads((Path(__file__).parent / "src" / "gpu_references.json").read_text())["models"]
 
 #: kernel -> (program options, [(FOM name, regex, unit)])
 KERNELS = {
@@ -45,7 +45,7 @@ class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
 
     kernel = parameter(list(KERNELS))
     descr = "Accelerators: CUDA device query, device-memory bandwidth, N-body on every GPU (GPU nodes only)"
-    sourcesdir = "src/cuda"  # beside this file (ReFrame resolves it against the check's folder)
+    sourcesdir = "src"  # beside this file (ReFrame resolves it against the check's folder)
     tags = {BUILT_IN_JOB}  # compiled with nvcc in the job
     #: nvcc target architectures: native code for Hopper plus PTX that newer GPUs JIT-compile.
     nvcc_arch = variable(str, value="-gencode arch=compute_90,code=sm_90 "

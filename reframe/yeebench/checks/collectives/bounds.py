@@ -91,7 +91,7 @@ class Efficiency:
     def reason(self, collective):
         return (f'{collective} at {self.size} B took {self.measured_us:.2f} us, below its lower bound '
                 f'{self.bound_us:.2f} us: efficiency {self.percent:.0f}% exceeds 100% by more than the '
-                f'{100 * self.noise:.0f}% noise of the ping-pong repeats (model: yeebench.collective_bounds)')
+                f'{100 * self.noise:.0f}% noise of the ping-pong repeats (model: yeebench.checks.collectives.bounds)')
 
 
 def efficiencies(collective, procs, sizes, latencies_us, pingpong):

@@ -1,6 +1,6 @@
 """Intra- vs inter-node NetPIPE on the virtual cluster, for the CI smoke test of the Slurm path.
 
-A vcluster-owned minimal check (the suite's reframe/checks/pt2pt.py measures the same pairs; it is
+A vcluster-owned minimal check (the suite's reframe/yeebench/checks/pt2pt/pt2pt.py measures the same pairs; it is
 run beside this one). It exists because a rate-shaped link is judged by its large-message
 bandwidth: `bw_large` is the best NetPIPE bandwidth among messages of at least max_size/4 (2 MiB),
 where the link's token bucket (64 KiB at 1 Gbit/s) can add at most 3%; a single large size alone
@@ -8,7 +8,7 @@ would be at the mercy of one descheduled rank on a busy machine. The peak over a
 (`bw_peak`) is reported too: on a shaped link it is inflated by the bucket and is not a rate.
 
     yeebench vcluster exec -- reframe -C reframe/config/settings.py \
-        -c reframe/checks/vcluster_pt2pt.py --system vcluster -r
+        -c reframe/yeebench/checks/pt2pt/vcluster_pt2pt.py --system vcluster -r
 """
 import os
 

@@ -1,4 +1,4 @@
-"""ReFrame pieces shared by the acceptance checks (reframe/checks/acceptance.py).
+"""ReFrame pieces shared by the acceptance checks (reframe/yeebench/checks/acceptance/acceptance.py).
 
 Every acceptance check ends in one verdict: PASS, FAIL or NOT MEASURED, with a
 reason.  NOT MEASURED is a ReFrame skip (decided before the run: no GPU, one

@@ -2,17 +2,20 @@
 
 The acceptance set (tag `acceptance`) is what a site runs before it signs for
 a new cluster; it follows paper 003's 17 acceptance tests and adds the
-stressful performance checks its authors wished they had run.  Files:
-  acceptance.py       toolchains, MPI C/C++/Fortran bindings, scheduler + launch time
-  acceptance_node.py  topology vs expected file, kernel settings, IPv4/IPv6
-  acceptance_perf.py  thread/process scaling, network pair matrix, storage bandwidth
-  acceptance_gpu.py   CUDA device query, device-memory bandwidth, N-body
+stressful performance checks its authors wished they had run.  Files (each in
+its experiment's folder of yeebench/checks/):
+  acceptance/acceptance.py          toolchains, MPI C/C++/Fortran bindings, scheduler + launch time
+  acceptance/acceptance_node.py     topology vs expected file, kernel settings, IPv4/IPv6
+  acceptance/acceptance_multicast.py  multicast scalability
+  acceptance/acceptance_scaling.py  thread/process scaling
+  numa/acceptance_numa.py           NUMA distance costs
+  pt2pt/acceptance_network.py       network pair matrix
+  io/acceptance_storage.py          storage bandwidth
+  gpu/acceptance_gpu.py             CUDA device query, device-memory bandwidth, N-body
 Every check ends with `[acceptance] PASS|FAIL|NOT MEASURED <check>: <reason>`;
 `yeebench acceptance report REPORT.json -o acceptance.html` makes the sign-off page.
 
-    reframe -C reframe/config/settings.py -c reframe/checks/acceptance.py \\
-        -c reframe/checks/acceptance_node.py -c reframe/checks/acceptance_perf.py \\
-        -c reframe/checks/acceptance_gpu.py -t acceptance -r
+    reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R -t acceptance -r
 """
 import os
 import shlex
@@ -21,7 +24,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench.acceptance.rfm import AcceptanceMixin, last_line, nodes_used, span_all_nodes
+from yeebench.acceptance_check import AcceptanceMixin, last_line, nodes_used, span_all_nodes
 from yeebench import shell
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
@@ -40,7 +43,7 @@ class AcceptanceToolchain(AcceptanceMixin, YeebenchCheck):
 
     lang = parameter(list(SERIAL_SOURCES))
     descr = "Compilers: a C, C++ or Fortran program builds, runs and computes the right sum"
-    sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
+    sourcesdir = "src"  # beside this file (ReFrame resolves it against the check's folder)
     executable = "./hello"
     tags = {BUILT_IN_JOB}  # compiled in the job
     num_tasks = 1
@@ -69,7 +72,7 @@ class AcceptanceMPIBindings(AcceptanceMixin, YeebenchCheck):
 
     binding = parameter(list(MPI_SOURCES))
     descr = "MPI bindings: compile with the MPI wrappers, run on all cores of all nodes, Allreduce exact"
-    sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
+    sourcesdir = "src"  # beside this file (ReFrame resolves it against the check's folder)
     executable = "./mpi_reduce"
     tags = {BUILT_IN_JOB}  # compiled in the job
     #: MPI compiler wrappers (override with -S mpicc=cc on systems with other names).

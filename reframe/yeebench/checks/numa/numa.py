@@ -17,8 +17,7 @@ import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import capabilities, launch, numa_policy, shell
-from yeebench.acceptance import scaling
+from yeebench import capabilities, launch, numa_policy, scaling, shell
 from yeebench.numa_policy import POLICIES, numactl_failure  # noqa: F401 (the checks' API)
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries

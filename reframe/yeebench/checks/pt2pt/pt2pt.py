@@ -20,7 +20,8 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
-from yeebench import capabilities, launch, mpi, osu, pt2pt_foms, single_copy
+from yeebench import capabilities, launch, mpi, osu, single_copy
+from yeebench.checks.pt2pt import foms as pt2pt_foms
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import netpipe, osu as osu_parser
 from yeebench.single_copy_check import SingleCopyDecided

@@ -6,7 +6,7 @@ storage check drops the file's pages instead (posix_fadvise DONTNEED, no root
 needed) and asks the kernel which pages are still resident (mincore); a read
 figure counts only when none are.
 
-    python -m yeebench.acceptance.pagecache drop FILE    # prints 'pagecache R of N pages resident'
+    python -m yeebench.checks.io.pagecache drop FILE    # prints 'pagecache R of N pages resident'
 """
 import ctypes
 import ctypes.util
@@ -68,7 +68,7 @@ def parse(text):
 
 def main(argv):
     if len(argv) != 2 or argv[0] != "drop":
-        sys.stderr.write("usage: python -m yeebench.acceptance.pagecache drop FILE\n")
+        sys.stderr.write("usage: python -m yeebench.checks.io.pagecache drop FILE\n")
         return 2
     try:
         left, total = drop(argv[1])

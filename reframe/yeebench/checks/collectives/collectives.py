@@ -5,7 +5,7 @@ coll/tuned with its own decisions, tuned with forced algorithms, han, basic.
 FOMs per size: latency (us) and, for allreduce and alltoall, efficiency (%) against a lower
 bound of what OSU measures (mean over ranks of each rank's own call time), built from an
 osu_latency ping-pong repeated `pingpong_repeats` times in the same job; the model, its source
-and why bcast has none are in yeebench/collective_bounds.py.  An efficiency over 100% beyond
+and why bcast has none are in bounds.py beside this file.  An efficiency over 100% beyond
 the ping-pong's noise fails the case.  The ping-pong curves are kept with the case's output.
 Skipped, with the places searched, where the partition has no OSU (yeebench.capabilities).
 `buffers=device`: CUDA device buffers (OSU's -d cuda), only on partitions with the
@@ -19,7 +19,9 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import capabilities, collective_bounds, launch, mpi, osu, shell, single_copy
+from yeebench import capabilities
+from yeebench.checks.collectives import bounds as collective_bounds
+from yeebench import launch, mpi, osu, shell, single_copy
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import osu as osu_parser
 from yeebench.single_copy_check import SingleCopyDecided

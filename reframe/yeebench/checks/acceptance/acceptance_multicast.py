@@ -1,6 +1,6 @@
 """Acceptance, paper 003 test 13: network multicast scalability.
 
-AcceptanceMulticast runs the `mcast` probe (src/acceptance/mcast.c, built on a node by the
+AcceptanceMulticast runs the `mcast` probe (src/mcast.c, built on a node by the
 McastProbe fixture with ReFrame's SingleSource build system) with one rank per node: rank 0
 sends UDP datagrams to an administratively scoped IPv4 multicast group, and in each round 1, 2,
 4 ... all other nodes have joined it and count what arrives. PASS when every round delivered at
@@ -21,14 +21,14 @@ import reframe as rfm
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
 
 from yeebench import launch
-from yeebench.acceptance import multicast
-from yeebench.acceptance.rfm import AcceptanceMixin, ProbeBuild, last_line, span_all_nodes
+from yeebench.checks.acceptance import multicast
+from yeebench.acceptance_check import AcceptanceMixin, ProbeBuild, last_line, span_all_nodes
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
 
 class McastProbe(ProbeBuild):
-    """src/acceptance/mcast.c built with the MPI C wrapper on a node (-S mpicc=cc on other systems)."""
-    sourcesdir = "src/acceptance"  # beside this file (ReFrame resolves it against the check's folder)
+    """src/mcast.c built with the MPI C wrapper on a node (-S mpicc=cc on other systems)."""
+    sourcesdir = "src"  # beside this file (ReFrame resolves it against the check's folder)
     source = "mcast.c"
     program = "mcast"
     mpicc = variable(str, value="mpicc")

@@ -1,12 +1,14 @@
 """Probe one node for the acceptance checks: topology, kernel settings, IP stack.
 
 Run once per node (one rank per node); prints one line
-`YEEBENCH-NODE <json>` that the check parses.  `python -m yeebench.acceptance.nodeprobe`
+`YEEBENCH-NODE <json>` that the check parses.  `python -m yeebench.checks.acceptance.nodeprobe`
 """
 import json
 import sys
 
-from yeebench.acceptance import ipstack, kernel_settings, topology
+from yeebench.checks.acceptance import ipstack
+from yeebench import kernel_settings
+from yeebench import node_topology as topology
 
 MARKER = "YEEBENCH-NODE"
 

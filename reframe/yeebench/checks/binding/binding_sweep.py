@@ -1,0 +1,76 @@
+"""Paper 000's comparisons like for like: binding, NUMA policy (x binding), node scaling.
+
+Each check is one job running every case of its comparison on the same nodes with the same grid,
+steps and ranks x threads (yeebench.sweep_check); all nodes of the partition unless `-S nodes=N`.
+
+  FdtdBindingSweep            Fig. 6: a rank per node / per socket / per core, threads filling
+                              the rest of the node's cores, each placed with the launcher's
+                              --map-by and again from an Open MPI rankfile (case <p>-rankfile,
+                              as the paper placed them; left out, with the reason, where the
+                              launcher takes no rankfile). FOMs: <case>_mcells_per_s,
+                              <p>_over_per_core and <p>_rankfile_over_per_core_rankfile (x, speed
+                              over rank-per-core; paper: socket 5300 / node 4900 / core 2700
+                              Mcells/s on 18 nodes), <p>_rankfile_over_<p> (the two methods).
+  FdtdNumaSweep %placement    Figs. 7 and 11: under one placement, `unpinned` (no binding, no
+                              policy: threads float and fields land wherever their first touch
+                              ran, the paper's "without NUMA policy"), `localalloc` (the
+                              placement's binding + numactl --localalloc, the paper's numactl
+                              plugin) and `interleave` (binding + --interleave=all). FOMs:
+                              <policy>_mcells_per_s, <policy>_over_unpinned (paper: 1.5x).
+  FdtdNodeScaling             Fig. 12: rank per socket on 1, 2, 4 ... all nodes, one grid;
+                              efficiency_<n>_nodes (%) against the smallest node count, as the
+                              paper takes 18 nodes against 4; efficiency_vs_fewest_nodes at the most.
+Each bound case's placement is checked from the solver's own report (every rank's CPU set).
+"""
+
+import reframe as rfm
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import variable
+
+from yeebench import launch
+from yeebench.sweep_check import BINDINGS, SMOKE_SWEEP, PlacedSweep
+
+@rfm.simple_test
+class FdtdBindingSweep(PlacedSweep):
+    '''Paper 000 Fig. 6: rank per node / socket / core, all in one job on the same nodes.'''
+
+    #: How each placement is realised: the launcher's own options, an Open MPI rankfile, or both.
+    methods = variable(typ.List[str], value=['map-by', 'rankfile'])
+
+    smoke_overrides = SMOKE_SWEEP
+
+    def is_smoke_case(self):
+        return True
+
+    def sweep_cases(self, nodes):
+        self.require_binding('rank placements')
+        unknown = set(self.methods) - {'map-by', 'rankfile'}
+        self.skip_if(unknown or not self.methods, f'methods must name map-by and/or rankfile, got {self.methods}')
+        no_rankfile = launch.rankfile_unsupported(self, for_prefix=True)
+        self.layouts = {}
+        cases = []
+        for method in ('map-by', 'rankfile'):
+            if method not in self.methods:
+                continue
+            for name, kind, threads in BINDINGS:
+                case = name + ('-rankfile' if method == 'rankfile' else '')
+                if method == 'rankfile' and no_rankfile:
+                    self.skip_case(case, no_rankfile)
+                    continue
+                layout = self.resolved(kind, threads, nodes)
+                if layout is not None:
+                    cases.append(self.layout_case(case, layout, rankfile=method == 'rankfile'))
+        return cases
+
+    def collect_sweep_foms(self):
+        rates = {n: r['mcells_per_s'] for n, r in self.best.items()}
+        # each method's placements over its own rank-per-core case (the paper's ratio), ...
+        for suffix in ('', '-rankfile'):
+            same = {n: v for n, v in rates.items() if n.endswith('-rankfile') == bool(suffix)}
+            if 'per-core' + suffix in same:
+                self.add_ratios(same, 'per-core' + suffix, 'rate')
+        # ... and each rankfile case over the same placement by --map-by: ~1 when both place alike
+        for name in (n for n in rates if n.endswith('-rankfile')):
+            twin = name[:-len('-rankfile')]
+            if twin in rates:
+                self.add_ratios({twin: rates[twin], name: rates[name]}, twin, 'rate')

@@ -1,0 +1,70 @@
+"""Paper 000's comparisons like for like: binding, NUMA policy (x binding), node scaling.
+
+Each check is one job running every case of its comparison on the same nodes with the same grid,
+steps and ranks x threads (yeebench.sweep_check); all nodes of the partition unless `-S nodes=N`.
+
+  FdtdBindingSweep            Fig. 6: a rank per node / per socket / per core, threads filling
+                              the rest of the node's cores, each placed with the launcher's
+                              --map-by and again from an Open MPI rankfile (case <p>-rankfile,
+                              as the paper placed them; left out, with the reason, where the
+                              launcher takes no rankfile). FOMs: <case>_mcells_per_s,
+                              <p>_over_per_core and <p>_rankfile_over_per_core_rankfile (x, speed
+                              over rank-per-core; paper: socket 5300 / node 4900 / core 2700
+                              Mcells/s on 18 nodes), <p>_rankfile_over_<p> (the two methods).
+  FdtdNumaSweep %placement    Figs. 7 and 11: under one placement, `unpinned` (no binding, no
+                              policy: threads float and fields land wherever their first touch
+                              ran, the paper's "without NUMA policy"), `localalloc` (the
+                              placement's binding + numactl --localalloc, the paper's numactl
+                              plugin) and `interleave` (binding + --interleave=all). FOMs:
+                              <policy>_mcells_per_s, <policy>_over_unpinned (paper: 1.5x).
+  FdtdNodeScaling             Fig. 12: rank per socket on 1, 2, 4 ... all nodes, one grid;
+                              efficiency_<n>_nodes (%) against the smallest node count, as the
+                              paper takes 18 nodes against 4; efficiency_vs_fewest_nodes at the most.
+Each bound case's placement is checked from the solver's own report (every rank's CPU set).
+"""
+
+import reframe as rfm
+from reframe.core.builtins import parameter
+
+from yeebench.sweep_check import BINDINGS, SMOKE_SWEEP, PlacedSweep, skip_file
+
+@rfm.simple_test
+class FdtdNumaSweep(PlacedSweep):
+    '''Paper 000 Figs. 7 and 11: memory policy under one binding, against an unpinned, policy-free run.'''
+
+    placement = parameter([b[0] for b in BINDINGS])
+
+    smoke_overrides = SMOKE_SWEEP
+
+    def is_smoke_case(self):
+        return self.placement == 'per-socket'
+
+    @property
+    def policies(self):
+        return {'unpinned': None, 'localalloc': ['--localalloc'], 'interleave': ['--interleave=all']}
+
+    def sweep_cases(self, nodes):
+        self.require_binding('the bound cases of a NUMA comparison')
+        self.require_feature('numactl')
+        self.layouts = {}
+        kind, threads = {b[0]: b[1:] for b in BINDINGS}[self.placement]
+        layout = self.resolved(kind, threads, nodes)
+        self.skip_if(layout is None, self.skipped_cases.get(kind))
+        cases = []
+        for policy, args in self.policies.items():
+            wrapper = ('numactl', *args) if args else ()
+            cases.append(self.layout_case(policy, layout, wrapper=wrapper, bound=args is not None))
+        return cases
+
+    def guarded(self, case, line):
+        # a policy the kernel refuses on the compute node (containers without CAP_SYS_NICE) is left out
+        if not case.wrapper:
+            return line
+        probe = ' '.join(case.wrapper) + ' true'
+        return (f'if why=$({probe} 2>&1); then {line}; else echo "numactl refused {case.name}: $why" '
+                f'> {skip_file(case)}; fi')
+
+    def collect_sweep_foms(self):
+        rates = {n: r['mcells_per_s'] for n, r in self.best.items()}
+        if 'unpinned' in rates:
+            self.add_ratios(rates, 'unpinned', 'rate')

@@ -1,0 +1,107 @@
+"""Acceptance checks, part 3: stressful performance (scaling, network pairs, storage).
+
+Paper 003 found its cluster's problems (scaling collapse past 12 threads per
+node, RDMA failing beyond two nodes) only after acceptance; these checks put
+such metrics into acceptance.  See acceptance.py for the whole set.
+"""
+import shlex
+import statistics
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import run_after, run_before, sanity_function, variable
+
+from yeebench import launch, shell
+from yeebench.checks.pt2pt import outliers
+from yeebench.acceptance_check import AcceptanceMixin, last_line, span_all_nodes
+from yeebench.base import BUILT_IN_JOB, YeebenchCheck
+
+#: Written by the yee-io job when the solver offers no binary per-rank output (the reason).
+UNSUPPORTED = "yee-io-unsupported.txt"
+
+
+@rfm.simple_test
+class AcceptanceNetwork(AcceptanceMixin, YeebenchCheck):
+    """Latency and bandwidth of every node pair, collectives over all nodes; outlier nodes named (tests 11-12)."""
+
+    time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
+
+    descr = ("Network: pair matrix with simultaneous pairs over 2 or more nodes, Allreduce/Bcast checked; "
+             "outlier nodes fail")
+    sourcesdir = "src"  # beside this file (ReFrame resolves it against the check's folder)
+    executable = "./pairmatrix"
+    tags = {BUILT_IN_JOB}  # compiled in the job
+    #: A node is an outlier when worse than the median node by more than this fraction.
+    tolerance = variable(float, value=0.5)
+    mpicc = variable(str, value="mpicc")
+    #: pairmatrix options (the matrix takes N-1 rounds; sizes kept small).
+    pairmatrix_opts = variable(str, value="--lat-iters 200 --bw-iters 5 --large 1048576 --coll-iters 20")
+
+    @run_after("setup")
+    def place(self):
+        one_node = self.current_partition.scheduler.registered_name == "local"
+        span_all_nodes(self, 2 if one_node else 1)  # one node: measure the intra-node pair instead
+        self.executable_opts = shlex.split(self.pairmatrix_opts)
+        # a one-core node still runs its pair
+        launch.allow_oversubscription(self, self.num_tasks_per_node, self.node_topology.num_cores)
+
+    @run_before("run")
+    def compile_in_job(self):
+        self.prerun_cmds = [shell.words([self.mpicc, "-O2", "-o", "pairmatrix", "pairmatrix.c"])]
+
+    def _pairs(self):
+        rows = sn.evaluate(sn.extractall(
+            r"^pair (\d+) (\S+) (\d+) (\S+) latency_us (\S+) bandwidth_MBs (\S+)$",
+            self.stdout, (1, 2, 3, 4, 5, 6)))
+        ranks = {r[0] for r in rows} | {r[2] for r in rows}
+        hosts = {r[1] for r in rows} | {r[3] for r in rows}
+        name = (lambda rank, host: host) if len(hosts) == len(ranks) else (lambda rank, host: f"{host}/{rank}")
+        lat = {(name(a, ha), name(b, hb)): float(la) for a, ha, b, hb, la, _ in rows}
+        bw = {(name(a, ha), name(b, hb)): float(bb) for a, ha, b, hb, _, bb in rows}
+        return lat, bw
+
+    @sanity_function
+    def validate(self):
+        summary = sn.evaluate(sn.extractall(r"^pairmatrix: .*$", self.stdout))
+        if not summary or not summary[-1].endswith(" VALID"):
+            why = summary[-1] if summary else (last_line(self, self.stderr) or "no output")
+            return self.verdict(False, f"pairmatrix: {why}")
+        lat, bw = self._lat, self._bw = self._pairs()
+        self._allreduce = sn.evaluate(sn.extractall(r"^collective allreduce bytes (\d+) time_us (\S+)",
+                                                    self.stdout, (1, 2)))
+        if not lat:
+            return self.verdict(False, "pairmatrix ran on a single rank: no pair to measure")
+        details = [f"pair {a} - {b}: {lat[(a, b)]:.2f} us, {bw[(a, b)]:.0f} MB/s" for a, b in sorted(lat)]
+        bad, notes = [], []
+        for figures, direction, metric, unit in ((lat, "lower", "latency", "us"),
+                                                  (bw, "higher", "bandwidth", "MB/s")):
+            found, note = outliers.find_outliers(figures, direction, self.tolerance)
+            bad += outliers.describe(found, metric, unit)
+            if note and note not in notes:
+                notes.append(note)
+        colls = sn.evaluate(sn.extractall(r"^collective (.*)$", self.stdout, 1))
+        details += [f"collective {c}" for c in colls]
+        if any(c.endswith("INVALID") for c in colls):
+            return self.verdict(False, "a collective returned a wrong result", details)
+        hosts = {name.split("/")[0] for pair in lat for name in pair}
+        if len(hosts) < 2:  # every pair inside one node: shared memory, not the network
+            return self.not_measured(
+                f"all {len(lat)} pair(s) ran on one node ({', '.join(sorted(hosts))}), so they measured shared "
+                "memory, not the network; run on a partition of 2 or more nodes (e.g. make "
+                "test-acceptance-vcluster, or --system <cluster> with --flex-alloc-nodes=all)", details)
+        if bad:
+            return self.verdict(False, "outlier node(s): " + "; ".join(bad), details)
+        text = f"{len(lat)} pair(s) of {len(hosts)} nodes measured, collectives correct; "
+        text += notes[0] if notes else f"no node worse than the median by more than {self.tolerance:.0%}"
+        return self.verdict(True, text, details)
+
+    def collect_foms(self):
+        if not self.measured:
+            return  # figures of a one-node run are no network figures
+        lat, bw = self._lat, self._bw
+        self.add_fom("latency_median", statistics.median(lat.values()), "us", "lower")
+        self.add_fom("latency_max", max(lat.values()), "us", "lower")
+        self.add_fom("bandwidth_median", statistics.median(bw.values()), "MB/s", "higher")
+        self.add_fom("bandwidth_min", min(bw.values()), "MB/s", "higher")
+        for size, t in self._allreduce:
+            self.add_fom(f"allreduce_{size}B", float(t), "us", "lower")
