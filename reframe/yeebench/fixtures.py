@@ -10,9 +10,10 @@ binaries come from the activated Spack environment's view only, and the fixture 
 reason when they are not there (a silent fallback would benchmark other binaries).
 
 `SolverBinary` is parameterised by solver backend through its `backends` variable (default: every
-folder solver/src/backends/<name>/): `cpu` provides `yee`, another backend `<name>` provides
-`yee-<name>` on partitions with the `gpu` feature and is optional there: a node without its
-compiler records why (`missing`) instead of failing the CPU checks.  Checks use
+folder solver/src/backends/<name>/): `cpu` provides `yee`, every other backend the program its
+traits.json names (yeebench.backends), a GPU backend only on partitions with the `gpu` feature;
+these are optional: a node without the backend's build tool records why (`missing`) instead of
+failing the CPU checks.  Checks use
 `yee = fixture(SolverBinary, scope='environment')`, then `self.yee.paths['yee']` or
 `self.yee.backend_program('cuda')`.
 """
@@ -26,23 +27,14 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, sanity_function, variable
 
 from yeebench import spack_env
+from yeebench.backends import BACKENDS_DIR, backend_traits, solver_backends  # noqa: F401 (importable here)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-BACKENDS_DIR = REPO_ROOT / 'solver' / 'src' / 'backends'
-
-
-def solver_backends(root=BACKENDS_DIR):
-    '''The solver's backends: folders of solver/src/backends holding a backend.cmake (or, before the
-    folders carry one, every folder), `cpu` first.'''
-    folders = [p for p in Path(root).iterdir() if p.is_dir()] if Path(root).is_dir() else []
-    registered = [p.name for p in folders if (p / 'backend.cmake').is_file()]
-    names = sorted(registered or [p.name for p in folders])
-    return sorted(names, key=lambda n: n != 'cpu') or ['cpu']
 
 
 def backend_program(backend):
-    '''The solver program a backend builds: `yee` for cpu, `yee-<backend>` for the others.'''
-    return 'yee' if backend == 'cpu' else f'yee-{backend}'
+    '''The solver program a backend builds (its traits.json `program`: `yee` for cpu, `yee-cuda`, ...).'''
+    return backend_traits(backend).program
 
 
 #: The CMake build tree and install prefix of a fixture, in its stage directory.
@@ -192,18 +184,22 @@ class SolverBinary(CMakeOrFoundBinaries):
     source_subdir = 'solver'
 
     def optional_programs(self):
-        if 'gpu' not in self.current_partition.features:
-            return {}
+        gpu_partition = 'gpu' in self.current_partition.features
         cpu_yee = os.path.join(self.stagedir, 'bin', 'yee')
-        return {backend_program(b): (self.cmake_options + [f'-DYEE_BACKEND={b}', f'-DYEE_CPU_BIN={cpu_yee}'],
-                                     'nvcc' if b == 'cuda' else 'cmake')
-                for b in self.backends if b != 'cpu'}
+        optional = {}
+        for b in self.backends:
+            traits = backend_traits(b)
+            if b == 'cpu' or (traits.is_gpu and not gpu_partition):
+                continue
+            optional[traits.program] = (self.cmake_options + [f'-DYEE_BACKEND={b}', f'-DYEE_CPU_BIN={cpu_yee}'],
+                                        traits.build_tool)
+        return optional
 
     def backend_program(self, backend):
         '''(path, None) of `backend`'s solver on this partition, or (None, why it is not there).'''
-        program = backend_program(backend)
         if backend not in self.backends:
             return None, f'no solver backend {backend!r} (backends: {", ".join(self.backends)})'
+        program = backend_program(backend)
         if program not in self.paths:
             return None, (f'partition {self.current_partition.fullname} has no feature \'gpu\': '
                           f'{program} is built for GPU partitions only')

@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   // The halo's message path only matters for device buffers (or the CPU build's staging
   // test aid): accepted, with a stated warning rather than silently; after every check, so
   // a refused run still prints one line only.
-  if (opt.cuda_aware_given && std::string(YEE_BACKEND_NAME) != "cuda" && !std::getenv("YEE_HALO_STAGING") &&
+  if (opt.cuda_aware_given && !YEE_BACKEND_DEVICE_GPU && !std::getenv("YEE_HALO_STAGING") &&
       rank == 0)
     std::fprintf(stderr, "yee: warning: --cuda-aware has no effect with the %s backend (halo messages are in host "
                          "memory)\n", YEE_BACKEND_NAME);

@@ -191,10 +191,10 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string&) { o.overwrite = true; }},
       {"output-fsync", nullptr, "fsync every output file before it gets its final name",
        [](Options& o, const std::string&) { o.output_fsync = true; }},
-      {"gpu-per-rank", nullptr, "CUDA backend: node-local rank r uses GPU r, error when a node has more ranks "
+      {"gpu-per-rank", nullptr, "GPU backends: node-local rank r uses GPU r, error when a node has more ranks "
                                 "than visible GPUs (default: GPU = local rank modulo the GPU count, shared)",
        [](Options& o, const std::string&) { o.gpu_per_rank = true; }},
-      {"cuda-aware", "auto|on|off", "CUDA backend: hand device halo buffers to MPI directly (on), stage them "
+      {"cuda-aware", "auto|on|off", "GPU backends: hand device halo buffers to MPI directly (on), stage them "
                                     "through host memory (off), or ask the MPI library (default auto); a CPU build warns that it has no effect",
        [](Options& o, const std::string& v) {
          o.cuda_aware = one_of("cuda-aware", v, {"auto", "on", "off"});
@@ -394,13 +394,11 @@ void validate(Options& o) {
   if (o.time_block_given && o.kernel != "wavefront")
     throw UsageError("--time-block applies to --kernel wavefront only (the " + o.kernel +
                      " kernel makes one time step per sweep)");
-  // --gpu-per-rank promises a GPU per rank: without GPUs that cannot hold. (--cuda-aware
-  // only chooses how halo messages travel; main() warns that it has no effect here.)
-  if (std::string(YEE_BACKEND_NAME) != "cuda") {
-    if (o.gpu_per_rank)
-      throw UsageError(std::string("--gpu-per-rank applies to the CUDA backend only; this yee has the ") +
-                       YEE_BACKEND_NAME + " backend");
-  }
+  // --gpu-per-rank promises a GPU per rank: a CPU backend cannot keep it. (--cuda-aware
+  // only chooses how halo messages travel; main() warns that it has no effect there.)
+  if (!YEE_BACKEND_DEVICE_GPU && o.gpu_per_rank)
+    throw UsageError(std::string("--gpu-per-rank applies to GPU backends only; this yee has the ") + YEE_BACKEND_NAME +
+                     " backend");
   if (o.kernel == "wavefront") {
     if (!YEE_HAVE_WAVEFRONT)
       throw UsageError(std::string("--kernel wavefront: not available with the ") + YEE_BACKEND_NAME + " backend");

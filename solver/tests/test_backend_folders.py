@@ -1,9 +1,9 @@
 """A backend is one folder: a copy of the solver with one more folder src/backends/dummy/
-(a backend.cmake naming its kernels.cpp) and no other file changed must configure with
+(a backend.cmake naming its kernels.cpp, a traits.json) and no other file changed must configure with
 -DYEE_BACKEND=dummy (the dummy's sources compiled, the wavefront stand-in linked, the
 binary named yee-dummy), be offered in the error for an unknown backend, and get make
-targets from solver/solver.mk. The same copy without the folder must refuse the backend
-(the check can fail)."""
+targets from solver/solver.mk. The same copy without the folder must refuse the backend, and
+so must the folder without a valid traits.json (the check can fail)."""
 import json
 import os
 import shutil
@@ -42,13 +42,25 @@ unknown = configure("nope", "unknown")
 check(unknown.returncode != 0 and "backends: cpu, cuda, dummy)" in " ".join(unknown.stderr.split()),
       "an unknown backend is refused with the list that includes the new folder")
 
+no_traits = configure("dummy", "no-traits")
+check(no_traits.returncode != 0 and "traits.json is missing" in " ".join(no_traits.stderr.split()),
+      "a backend folder without traits.json is refused")
+traits = {"device": "tpu", "language": "cxx", "build_tool": "cmake", "program": "yee-dummy",
+          "kernels": ["fused", "split"], "run_options": []}
+with open(os.path.join(dummy, "traits.json"), "w") as f:
+    json.dump(traits, f)
+bad = configure("dummy", "bad-traits")
+check(bad.returncode != 0 and "not cpu or gpu" in bad.stderr, "traits.json with an unknown device is refused")
+with open(os.path.join(dummy, "traits.json"), "w") as f:
+    json.dump({**traits, "device": "cpu"}, f)
+
 after = configure("dummy", "after")
 check(after.returncode == 0, "YEE_BACKEND=dummy configures: " + after.stderr.strip()[-500:])
 if after.returncode == 0:
     with open(os.path.join(tmp, "after", "compile_commands.json")) as f:
         sources = {os.path.relpath(e["file"], copy) for e in json.load(f)}
     check("src/backends/dummy/kernels.cpp" in sources, "the dummy's kernels.cpp is compiled")
-    check("src/time_block_none.cpp" in sources, "a backend without YEE_BACKEND_WAVEFRONT gets the stand-in")
+    check("src/time_block_none.cpp" in sources, "a backend without the wavefront kernel (traits.json) gets the stand-in")
     check(not any(s.startswith("src/backends/cpu/") for s in sources), "no cpu backend source is compiled")
     with open(os.path.join(tmp, "after", "CMakeFiles", "yee.dir", "link.txt")) as f:
         check("-o yee-dummy " in f.read(), "the binary is named yee-dummy")

@@ -96,7 +96,7 @@ CASES = [  # (args, ranks, words the message must contain)
 _, version, _ = run(["--version"])
 CPU_BUILD = "backend cpu" in version
 if CPU_BUILD:  # a GPU flag on a build without GPUs (the CUDA build's own tests cover it there)
-    CASES.append((["--gpu-per-rank"], 1, ["--gpu-per-rank", "CUDA backend only", "cpu"]))
+    CASES.append((["--gpu-per-rank"], 1, ["--gpu-per-rank", "GPU backends only", "cpu"]))
 if SMALL:
     CASES = [c for c in CASES if c[1] == 1]
 CASES = without_missing_kernels(CASES, lambda case: case[0])

@@ -1,5 +1,6 @@
 """Our Spack recipes: valid Python, the declarations Spack needs, and CMake options that exist."""
 import ast
+import json
 import re
 import subprocess
 
@@ -198,9 +199,10 @@ def test_a_new_backend_folder_reaches_the_yee_recipe_with_no_other_edit(tmp_path
     recipe_copy = tmp_path / RECIPES.relative_to(REPO_ROOT) / 'yee' / 'package.py'
     recipe_copy.parent.mkdir(parents=True)
     recipe_copy.write_text((RECIPES / 'yee' / 'package.py').read_text())
-    for name, text in [('cpu', 'set(YEE_BACKEND_BINARY yee)\n'), ('dummy', 'set(YEE_BACKEND_SOURCES kernels.cpp)\n')]:
+    for name, program in [('cpu', 'yee'), ('dummy', 'yee-dummy')]:
         (tmp_path / 'solver/src/backends' / name).mkdir(parents=True)
-        (tmp_path / 'solver/src/backends' / name / 'backend.cmake').write_text(text)
+        (tmp_path / 'solver/src/backends' / name / 'backend.cmake').write_text('set(YEE_BACKEND_SOURCES kernels.cpp)\n')
+        (tmp_path / 'solver/src/backends' / name / 'traits.json').write_text(json.dumps({'program': program}))
     (tmp_path / 'solver/src/backends/not_a_backend').mkdir()  # no backend.cmake: not listed
     module, directives = load_recipe('yee', path=recipe_copy)
     assert module.BACKENDS == ('cpu', 'dummy')

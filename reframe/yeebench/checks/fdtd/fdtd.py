@@ -11,10 +11,11 @@ checksum are finite and its run is valid (for the baseline run too).
 `kernel`: 'fused' (bandwidth-bound) or 'wavefront' (cache-blocked, several steps per pass);
 their Mcells/s ratio per system is how much a node gains from its caches.
 
-`backend`: 'cpu' runs `yee`; 'cuda' runs `yee-cuda` (the solver's CUDA build, which the
-SolverBinary fixture finds or builds on the partition's nodes) with one rank per GPU, only on partitions with the `gpu`
-feature (extras.num_gpus GPUs per node); there `cores_used` counts GPUs and the
-efficiency baseline is a 1-GPU run.
+`backend`: a folder of solver/src/backends; its traits.json says what it is (yeebench.backends).
+'cpu' runs `yee`; a GPU backend (e.g. 'cuda': `yee-cuda`, which the SolverBinary fixture finds or
+builds on the partition's nodes) runs with one rank per GPU and the run options its traits name,
+only on partitions with the `gpu` feature (extras.num_gpus GPUs per node); there `cores_used`
+counts GPUs and the efficiency baseline is a 1-GPU run.
 """
 import math
 
@@ -23,6 +24,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
 from yeebench import launch, shell
+from yeebench.backends import backend_traits
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import solver_backends
 from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
@@ -35,7 +37,8 @@ class FdtdBase(SolverMixin, YeebenchCheck):
 
     tags = {'app', 'full'}
 
-    #: Kernel backend: 'cpu' (yee) or 'cuda' (yee-cuda, one GPU per rank; partitions with the gpu feature).
+    #: Kernel backend: 'cpu' (yee) or a GPU backend such as 'cuda' (yee-cuda, one GPU per rank; partitions
+    #: with the gpu feature); solver/src/backends/<backend>/traits.json.
     backend = parameter(solver_backends())
 
     #: Update kernel: 'fused' (one pass over the fields per step: the memory-bandwidth-bound figure) or
@@ -45,18 +48,25 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     #: Grid edge of the 1-core baseline (defaults to the run's own grid).
     baseline_grid = variable(int, value=0)
 
+    @property
+    def traits(self):
+        return backend_traits(self.backend)
+
     @run_after('init')
     def gpu_partitions_only(self):
-        if self.backend == 'cuda':
-            self.valid_systems = ['+mpi +gpu'] if self.kernel == 'fused' else []  # no wavefront kernel on GPUs
+        if not self.traits.provides(self.kernel):
+            self.valid_systems = []  # e.g. no wavefront kernel on GPUs
+        elif self.traits.is_gpu:
+            self.valid_systems = ['+mpi +gpu']
 
     @property
     def gpus_per_node(self):
         return int(self.current_partition.extras.get('num_gpus', 0))
 
     def solver_options(self, grid=None, report=None):
-        # --gpu-per-rank: an error instead of two ranks silently sharing one GPU
-        extra = ['--gpu-per-rank'] if self.backend == 'cuda' else ['--kernel', self.kernel]
+        # a GPU backend's run options (--gpu-per-rank: an error instead of two ranks silently sharing
+        # one GPU) with its default kernel
+        extra = list(self.traits.run_options) if self.traits.is_gpu else ['--kernel', self.kernel]
         return super().solver_options(grid, report) + extra
 
     def layout(self):
@@ -78,9 +88,10 @@ class FdtdBase(SolverMixin, YeebenchCheck):
                      f'partition has {self.partition_nodes}')
         self.skip_if(threads > topology.num_cores,
                      f'{threads} threads per rank exceed the {topology.num_cores} cores of a node')
-        if self.backend == 'cuda':
+        if self.traits.is_gpu:
             self.skip_if(per_node > self.gpus_per_node,
                          f'{per_node} ranks per node but {self.gpus_per_node} GPU(s) per node')
+        if self.backend != 'cpu':  # cpu: `yee`, SolverMixin's executable
             path, why = self.yee.backend_program(self.backend)
             self.skip_if(path is None, why)
             self.executable = path
@@ -137,8 +148,8 @@ class _ScalingBase(FdtdBase):
         return self.threads_per_rank == 1 and self.cores_used <= 2 and self.kernel == 'fused'
 
     def layout(self):
-        if self.backend == 'cuda':
-            self.skip_if(self.threads_per_rank != 1, 'cuda: one rank per GPU, host threads add nothing')
+        if self.traits.is_gpu:
+            self.skip_if(self.threads_per_rank != 1, f'{self.backend}: one rank per GPU, host threads add nothing')
             gpus = self.gpus_per_node
             self.skip_if(self.cores_used > gpus * self.partition_nodes,
                          f'needs {self.cores_used} GPUs, partition has {gpus * self.partition_nodes}')

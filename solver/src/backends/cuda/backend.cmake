@@ -13,8 +13,8 @@ set(CMAKE_CUDA_STANDARD 17)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 set(CMAKE_CUDA_EXTENSIONS OFF)
 
-# Same file name as every backend (kernels.cpp), compiled as CUDA. No wavefront kernel.
-# Named yee-cuda (the default yee-<folder>) so that it installs beside the CPU build's yee.
+# Same file name as every backend (kernels.cpp), compiled as CUDA. No wavefront kernel, and
+# the program is yee-cuda, installed beside the CPU build's yee (traits.json).
 set(YEE_BACKEND_SOURCES kernels.cpp)
 set_source_files_properties(${YEE_BACKEND_DIR}/kernels.cpp PROPERTIES LANGUAGE CUDA)
 set(YEE_BACKEND_TESTS ${YEE_BACKEND_DIR}/tests.cmake)

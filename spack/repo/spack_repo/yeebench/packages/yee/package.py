@@ -3,6 +3,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 
 import glob
+import json
 import os
 import re
 
@@ -49,7 +50,7 @@ class Yee(ProjectFolderDevelop, CMakePackage, CudaPackage):
 
     depends_on("c", type="build")  # solver/cmake/hdf5.cmake: FindHDF5 probes with a C program
     depends_on("cxx", type="build")
-    depends_on("cmake@3.18:", type="build")
+    depends_on("cmake@3.19:", type="build")  # string(JSON): traits.json
     depends_on("mpi")
     depends_on("hdf5+mpi", when="+hdf5")
     depends_on("python@3.8:", type="test")  # the ctest verification scripts
@@ -58,11 +59,10 @@ class Yee(ProjectFolderDevelop, CMakePackage, CudaPackage):
 
     @property
     def binary(self):
-        """The executable: backend.cmake's YEE_BACKEND_BINARY, by default yee-<backend>."""
+        """The executable: the `program` of the backend's traits.json (src/backends/README.md)."""
         backend = self.spec.variants["backend"].value
-        with open(join_path(BACKEND_DIR, backend, "backend.cmake")) as f:
-            found = re.search(r"^set\(YEE_BACKEND_BINARY\s+([\w.-]+)\)", f.read(), re.M)
-        return found.group(1) if found else f"yee-{backend}"
+        with open(join_path(BACKEND_DIR, backend, "traits.json")) as f:
+            return json.load(f)["program"]
 
     def target_march(self):
         """The -march Spack's compiler wrapper adds, passed on so the report's build flags show it."""
