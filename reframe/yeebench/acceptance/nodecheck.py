@@ -4,8 +4,7 @@ Each verdict function returns (verdict, reason, ...) with verdict one of
 PASS, FAIL or NOT MEASURED (nothing to compare against, nothing to test).
 """
 from yeebench.acceptance import kernel_settings, topology
-
-PASS, FAIL, NOT_MEASURED = "PASS", "FAIL", "NOT MEASURED"
+from yeebench.acceptance.verdicts import FAIL, NOT_MEASURED, PASS
 
 RECORD_TOPOLOGY = ("record one on a node known to be good with `yeebench acceptance topology --record "
                    "--system {system}{partition}` (writes {dir}/{system}{dash_partition}.yaml), "
