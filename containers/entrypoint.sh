@@ -40,7 +40,7 @@ smoke() {
     # In a Spack-built image (SPACK_ENV set) every program comes from the environment's view.
     environ=
     [ -n "${SPACK_ENV:-}" ] && environ="-p spack"
-    exec reframe -C "$share/config/settings.py" -c "$share/checks" -R --system local -t smoke $environ \
+    exec reframe -C "$share/config/settings.py" -c "$share/checks" -R --system local --mode smoke $environ \
         --prefix "$rundir" --report-file "$rundir/report.json" -r
 }
 

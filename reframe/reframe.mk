@@ -19,7 +19,7 @@ run: deps build
 test-suite: venv
 	@test -x $(PREFIX)/bin/yee || { echo "$@: $(PREFIX)/bin has no yee: run 'make build' first"; exit 2; }
 	YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(SUITE_RFM_DIR) $(VENV)/bin/reframe \
-	  -C reframe/config/settings.py -c reframe/yeebench/checks -R --system local -t smoke $(SUITE_RFM_OPTS) \
+	  -C reframe/config/settings.py -c reframe/yeebench/checks -R --system local --mode smoke $(SUITE_RFM_OPTS) \
 	  -r --report-file $(SUITE_REPORT)
 
 # Static checks of the check library, run by `make test`:

@@ -3,7 +3,8 @@
 # Usage: bash reframe/run.sh [extra reframe options, e.g. -n FdtdStrongScaling or -S NetPIPEPt2Pt.repeats=50]
 # Environment: VENV (.venv), PREFIX (build/install: where `make build` put the binaries),
 #              YEEBENCH_RFM_DIR (build/reframe: stage, output, perflogs, reports), RESULTS_DIR (results),
-#              RUN_SELECTION (default '-t smoke'; e.g. '-t full' or '-t smoke -t network').
+#              RUN_SELECTION (default '--mode smoke', the smoke set at its smoke sizes; e.g. '-t full'
+#              or '--mode smoke -t network').
 set -uo pipefail
 # The checks' build jobs run in their stage directories: relative paths are the caller's, made absolute
 # before leaving its folder (a relative PREFIX would name nothing there, and yee would be rebuilt each run).
@@ -25,7 +26,7 @@ fi
 
 mkdir -p "$RFM_DIR/reports"
 report=$RFM_DIR/reports/run-$(date -u +%Y%m%dT%H%M%SZ).json
-read -r -a selection <<< "${RUN_SELECTION:--t smoke}"
+read -r -a selection <<< "${RUN_SELECTION:---mode smoke}"
 
 "$VENV/bin/reframe" -C reframe/config/settings.py -c reframe/yeebench/checks -R --system local \
     "${selection[@]}" "$@" -r --report-file "$report"

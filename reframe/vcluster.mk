@@ -12,7 +12,7 @@ VCLUSTER_OUT       := $(abspath $(BUILD)/vcluster-smoke)
 # ReFrame --system for the smoke run: vcluster:srun (srun --mpi=pmix) or vcluster (also mpirun)
 VCLUSTER_PARTITIONS ?= vcluster
 # What vcluster-run selects (default: the suite's smoke set and the vcluster intra/inter NetPIPE pair)
-VCLUSTER_RFM_OPTS ?= -c reframe/yeebench/checks/pt2pt/vcluster_pt2pt.py -t smoke
+VCLUSTER_RFM_OPTS ?= -c reframe/yeebench/checks/pt2pt/vcluster_pt2pt.py --mode smoke
 VCLUSTER_RUN_OUT  := $(abspath $(BUILD)/vcluster-run)
 # where vcluster-run records its runs (results/ is the suite's recorded history; pass it to keep one)
 VCLUSTER_RESULTS  ?= $(VCLUSTER_RUN_OUT)/results

@@ -80,7 +80,7 @@ run_reframe() {
     # origins fact names them as not judged.
     unset OSU_HOME   # OSU from the view (on PATH), not from elsewhere
     YEEBENCH_PREFIX=$PREFIX YEEBENCH_RFM_DIR=$STATE/reframe \
-        reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R --system local -t smoke -x NetPIPEPt2Pt \
+        reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R --system local --mode smoke -x NetPIPEPt2Pt \
         -p spack -p host -S valid_prog_environs=spack \
         -S FdtdStrongScaling.valid_prog_environs=spack,host -S FdtdWeakScaling.valid_prog_environs=spack,host \
         --exec-policy=serial --keep-stage-files -r --report-file $STATE/reframe/report.json

@@ -1,7 +1,11 @@
 """ReFrame configuration of yeebench: one file per system in systems/, environments in environments.py.
 
-    reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R -t smoke -r            # this machine
+    reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R --mode smoke -r            # this machine
     reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R -r --system <name>      # another system
+
+`--mode smoke` is `-t smoke -S smoke=true`: the smoke set, at its smoke sizes (a run that selects
+the smoke cases with `-t smoke` alone measures them at full size). With another site configuration,
+which has no such mode, write the two options out.
 
 Each systems/<file>.py defines a module-level `system` dict (a ReFrame `systems`
 entry) and optionally `environments` (a list of ReFrame `environments` entries).
@@ -73,6 +77,7 @@ site_configuration = {
             'append': True,
         }],
     }],
+    'modes': [{'name': 'smoke', 'options': ['-t', 'smoke', '-S', 'smoke=true']}],
     'general': [{
         'report_file': str(RFM_DIR / 'reports' / 'run-report-{sessionid}.json'),
         'topology_prefix': str(RFM_DIR / 'topology'),

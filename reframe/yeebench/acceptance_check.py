@@ -21,6 +21,7 @@ from reframe.core.builtins import run_after, run_before, sanity_function, variab
 from reframe.core.logging import getlogger
 
 from yeebench import launch
+from yeebench.base import SmokeRun
 
 #: Where a probe's failed build leaves its compiler's messages (build_on_node_or_explain).
 BUILD_ERRORS = "probe-build.err"
@@ -110,7 +111,7 @@ def probe_build_lines(tool, program, build_stderr):
     return prebuild, postbuild
 
 
-class ProbeBuild(rfm.CompileOnlyRegressionTest):
+class ProbeBuild(SmokeRun, rfm.CompileOnlyRegressionTest):
     """One probe built on a node of the partition (`build_locally` off) with
     ReFrame's SingleSource build system.  A node that cannot build it (no compiler on its PATH, or
     Debian's mpicc wrapper without gcc behind it) still ends the build job normally, with the reason

@@ -2,16 +2,19 @@
 
 YeebenchCheck adds to ReFrame's RunOnlyRegressionTest:
   * figures of merit declared with a unit and a direction (`add_fom`), published
-    as ReFrame performance variables plus the loggable `perf_directions` and
-    `perf_units` dicts, so both reach the JSON run report;
+    as ReFrame performance variables (their units reach the JSON run report with
+    the values) plus the loggable `perf_directions` dict;
   * reference values read from reframe/config/references/<system>.json;
   * the node topology of the current partition (`node_topology`);
   * MPI launching from a placement Layout (`apply_layout`, `apply_packed`, `launch_prefix`);
     the launcher options come from yeebench.launch, the one module that knows launchers;
   * the smoke set declared once: a check lists its smoke cases (`is_smoke_case`) and the
     settings they take in a smoke run (`smoke_overrides`); the base class tags the cases and
-    applies the settings only when the run selected them with `-t smoke`, so a full run of a
-    smoke member measures at full size.
+    applies the settings only in a run that sets the `smoke` variable (`-S smoke=true`, which the
+    suite's `--mode smoke` adds to `-t smoke`), so a full run of a smoke member measures at full size.
+
+FigureDirections (`perf_directions`) and SmokeRun (`smoke`) are the plugins YeebenchCheck is made of
+that a check or fixture with another base mixes in.
 
 Partition/environment feature words the checks rely on are listed in reframe/README.md.
 """
@@ -22,7 +25,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
-from yeebench import capabilities, launch, references, selection, shell, topology as topo
+from yeebench import capabilities, launch, references, shell, topology as topo
 
 DIRECTIONS = ('higher', 'lower')
 
@@ -32,15 +35,33 @@ DIRECTIONS = ('higher', 'lower')
 BUILT_IN_JOB = 'built-in-job'
 
 
-class YeebenchCheck(rfm.RunOnlyRegressionTest):
-    '''Base of yeebench checks: FOMs with units and directions, references from data files.'''
+class SmokeRun(rfm.RegressionTestPlugin):
+    '''The `smoke` variable, on every test of the suite (fixtures included), so that `-S smoke=true`
+    names a variable each test has.'''
+
+    #: True in a run of the smoke set: `-S smoke=true` (the suite's configuration has `--mode smoke`
+    #: for `-t smoke -S smoke=true`). YeebenchCheck's smoke cases then take their `smoke_overrides`.
+    smoke = variable(typ.Bool, value=False)
+
+
+class FigureDirections(rfm.RegressionTestPlugin):
+    '''The loggable `perf_directions`, the one place a figure's direction is declared: YeebenchCheck
+    fills it from add_fom(); a check that is no YeebenchCheck mixes this in and sets it in its class
+    body (checks/pt2pt/vcluster_pt2pt.py, results/gate/gate_check.py).'''
 
     #: Direction of every performance variable: name -> 'higher' | 'lower' (is better).
     #: Loggable, so it is written to ReFrame's JSON report for the results tooling.
     perf_directions = variable(typ.Dict[str, str], value={}, loggable=True)
 
-    #: Unit of every performance variable (SI-style strings: us, s, MB/s, GB/s, Mcells/s, B, %).
-    perf_units = variable(typ.Dict[str, str], value={}, loggable=True)
+    @run_after('init')
+    def _known_directions(self):
+        wrong = {k: v for k, v in self.perf_directions.items() if v not in DIRECTIONS}
+        if wrong:
+            raise ValueError(f'perf_directions must be one of {DIRECTIONS}, got {wrong}')
+
+
+class YeebenchCheck(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
+    '''Base of yeebench checks: FOMs with units and directions, references from data files.'''
 
     #: Free-form facts recorded with the run (e.g. NUMA distances); loggable.
     observations = variable(typ.Dict[str, object], value={}, loggable=True)
@@ -48,8 +69,8 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
     #: Number of nodes the check uses (checks needing more skip on smaller partitions).
     num_nodes = variable(int, value=1)
 
-    #: Settings (variable name -> value) a smoke case takes when the run selected `-t smoke`
-    #: (smaller sizes, fewer iterations); a run without `-t smoke` keeps the full settings.
+    #: Settings (variable name -> value) a smoke case takes in a smoke run (`smoke` set: smaller
+    #: sizes, fewer iterations); a run without it keeps the full settings.
     smoke_overrides = variable(typ.Dict[str, object], value={})
 
     valid_systems = ['+mpi']
@@ -61,7 +82,6 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
     def _fresh_fom_tables(self):
         # per-instance dicts: class-level defaults must never be shared between tests
         self.perf_directions = {}
-        self.perf_units = {}
         self.observations = {}
         self._foms = {}
 
@@ -77,8 +97,8 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
 
     @property
     def smoke_run(self):
-        '''True when this case runs as part of the smoke set: it is a member and the run chose `-t smoke`.'''
-        return 'smoke' in self.tags and selection.selected_by_tag('smoke')
+        '''True when this case runs as part of the smoke set: it is a member and the run set `smoke`.'''
+        return 'smoke' in self.tags and self.smoke
 
     @run_after('init', always_last=True)
     def _apply_smoke_overrides(self):
@@ -186,7 +206,6 @@ class YeebenchCheck(rfm.RunOnlyRegressionTest):
             raise ValueError(f'direction of {name!r} must be one of {DIRECTIONS}, got {direction!r}')
         self._foms[name] = (value, unit)
         self.perf_directions[name] = direction
-        self.perf_units[name] = unit
 
     def collect_foms(self):
         '''Override: call add_fom() for every figure of merit (runs after sanity).'''

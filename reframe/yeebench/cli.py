@@ -8,16 +8,13 @@ import importlib
 import sys
 
 from yeebench import __version__
+from yeebench.usage import UsageError
 
 SUBCOMMANDS = (
     "yeebench.results.cli",
     "yeebench.vcluster.cli",
     "yeebench.acceptance.cli",
 )
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
 
 
 def build_parser():

@@ -28,6 +28,7 @@ from reframe.core.builtins import run_before, sanity_function, variable
 
 from yeebench import spack_env
 from yeebench.backends import BACKENDS_DIR, backend_traits, solver_backends  # noqa: F401 (importable here)
+from yeebench.base import SmokeRun
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,7 +97,7 @@ def setup_find_or_build(build_system, programs, source, cmake_options, jobs, opt
     return prebuild, postbuild
 
 
-class CMakeOrFoundBinaries(rfm.CompileOnlyRegressionTest):
+class CMakeOrFoundBinaries(SmokeRun, rfm.CompileOnlyRegressionTest):
     '''Finds `programs` on the node or builds them from `source_subdir` with CMake there.'''
 
     #: Programs this fixture provides.

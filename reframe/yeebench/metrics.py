@@ -1,12 +1,15 @@
 """Metric directions, units and plausibility rules: which way is better, SI-style units, and
 what a believable value of each figure looks like.
 
-Checks declare directions (`perf_directions`); this module is the fallback
-when they do not, and the one place that converts non-SI units (binary
+A figure's direction is declared by its check, in one place: `add_fom` (or a
+check's own `perf_directions`, yeebench.base.FigureDirections), which reaches
+the run report as the loggable `perf_directions`. `infer_direction` is only the
+fallback for a figure a report does not declare (a check outside the suite).
+This module is also the one place that converts non-SI units (binary
 prefixes, NetPIPE's Mbps) to SI-prefixed ones so results compare across tools.
-FIGURES declares, beside each figure's direction and unit, the plausibility
-rules `yeebench results` evaluates at ingest (results/plausibility.py): a
-figure that breaks one is flagged in the report and the log, never failed.
+FIGURES declares, beside each figure's unit, the plausibility rules
+`yeebench results` evaluates at ingest (results/plausibility.py): a figure
+that breaks one is flagged in the report and the log, never failed.
 """
 import fnmatch
 import re
@@ -28,36 +31,36 @@ LATENCY_ON_SMALL_SIZE_FIT = "latency-on-small-size-fit"  # 1-16 KiB latencies ne
 # gated=False: a diagnostic derived from gated figures (a ratio of two of them, a phase's share of the
 # time); compared and shown, but its change reads "changed", never "regressed": whatever regresses it
 # regresses the figures it is derived from, which the gate judges, and its own change is theirs amplified.
-Figure = namedtuple("Figure", "pattern direction unit rules meaning gated", defaults=(True,))
+Figure = namedtuple("Figure", "pattern unit rules meaning gated", defaults=(True,))
 # First matching pattern wins; the last entry applies to every figure.
 FIGURES = (
-    Figure("parallel_efficiency", HIGHER, "%", (AT_MOST_100_PERCENT, REPEATS_AGREE),
+    Figure("parallel_efficiency", "%", (AT_MOST_100_PERCENT, REPEATS_AGREE),
            "speed-up / cores against a 1-core run in the same job", gated=False),
-    Figure("halo_share", LOWER, "%", (REPEATS_AGREE,),
+    Figure("halo_share", "%", (REPEATS_AGREE,),
            "share of the solver's loop time spent in the halo exchange", gated=False),
-    Figure("efficiency_*B", HIGHER, "%", (WITHIN_MODEL_BOUND, REPEATS_AGREE),
+    Figure("efficiency_*B", "%", (WITHIN_MODEL_BOUND, REPEATS_AGREE),
            "alpha-beta lower bound / measured collective latency"),
-    Figure("triad_bw", HIGHER, "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
+    Figure("triad_bw", "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
            "STREAM-style triad bandwidth (numa-bw)"),
-    Figure("copy_bw", HIGHER, "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
+    Figure("copy_bw", "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
            "STREAM-style copy bandwidth (numa-bw)"),
-    Figure("peak_bw", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("peak_bw", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "best point-to-point bandwidth of the curve (one direction)"),
-    Figure("bw_large", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("bw_large", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "point-to-point bandwidth at large messages (one direction)"),
-    Figure("peak_bibw", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("peak_bibw", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "best bidirectional bandwidth (both directions: bounded by twice the link rate)"),
-    Figure("bibw_large", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("bibw_large", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "bidirectional bandwidth at large messages (bounded by twice the link rate)"),
-    Figure("peak_mbw", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("peak_mbw", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "best multi-pair bandwidth (one direction)"),
-    Figure("mbw_large", HIGHER, "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("mbw_large", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "multi-pair bandwidth at large messages (one direction)"),
-    Figure("ratio_*", None, "%", (CONTAINER_LIKE_NATIVE, REPEATS_AGREE),
+    Figure("ratio_*", "%", (CONTAINER_LIKE_NATIVE, REPEATS_AGREE),
            "the figure in the container / natively, same node and ranks (100 = no overhead)"),
-    Figure("latency_*", LOWER, "us", (LATENCY_ON_SMALL_SIZE_FIT, REPEATS_AGREE),
+    Figure("latency_*", "us", (LATENCY_ON_SMALL_SIZE_FIT, REPEATS_AGREE),
            "one message's latency at a size (point-to-point: one way; collectives: per call)"),
-    Figure("*", None, None, (REPEATS_AGREE,), ""),
+    Figure("*", None, (REPEATS_AGREE,), ""),
 )
 # Directions of the link a bandwidth figure uses at once (WITHIN_LINK_RATE's bound is this x the rate).
 LINK_DIRECTIONS = {"peak_bibw": 2, "bibw_large": 2}
@@ -118,7 +121,8 @@ def non_negative(metric, unit):
 
 
 def infer_direction(metric, unit):
-    """Guess 'higher'/'lower' from the unit, then the name; None when unsure."""
+    """Guess 'higher'/'lower' from the unit, then the name; None when unsure (the fallback for a
+    figure whose check declared no direction)."""
     unit = (unit or "").strip()
     if unit in _TIME_UNITS:
         return LOWER
@@ -137,9 +141,6 @@ def resolve_direction(metric, unit, declared):
         value = declared.get(metric)
         if value in (HIGHER, LOWER):
             return value, "declared"
-    declared_here = figure(metric).direction
-    if declared_here:
-        return declared_here, "declared"
     guess = infer_direction(metric, unit)
     if guess:
         return guess, "inferred"

@@ -22,7 +22,7 @@ from yeebench.fixtures import ProbeBinaries, SolverBinary
 from yeebench.parsers import jsonreport
 
 
-#: The solver's settings in a `-t smoke` run, for every smoke case that runs it (a full run keeps the
+#: The solver's settings in a smoke run (`--mode smoke`), for every smoke case that runs it (a full run keeps the
 #: class defaults, 96^3 x 100 steps).  Long enough to be measured, not guessed from noise: ~2.6e8 cell
 #: updates, 0.3-0.8 s on one core of the development machine, against 3e6 (about 5 ms) before.
 SMOKE_SOLVER = {'grid': 80, 'steps': 500}

@@ -1,7 +1,7 @@
 """Binaries from an activated Spack environment (spack.yaml at the repository root).
 
     spack env activate . && spack concretize -f && spack install
-    reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R -p spack -t smoke -r
+    reframe -C reframe/config/settings.py -c reframe/yeebench/checks -R -p spack --mode smoke -r
 
 In the `spack` programming environment the checks must run what `spack install` built, never a
 CMake build of the work tree: `locate()` answers from the environment's view only (the folder named

@@ -16,12 +16,13 @@ import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-import reframe.utility.typecheck as typ
 from reframe.core.builtins import performance_function, run_before, sanity_function, variable
+
+from yeebench.base import FigureDirections
 
 
 @rfm.simple_test
-class GateSolverRun(rfm.RunOnlyRegressionTest):
+class GateSolverRun(FigureDirections, rfm.RunOnlyRegressionTest):
     descr = "short single-thread solver run for the performance-regression gate"
     valid_systems = ["*"]
     valid_prog_environs = ["*"]
@@ -36,9 +37,7 @@ class GateSolverRun(rfm.RunOnlyRegressionTest):
     #: Injected extra work as a fraction of base_steps (0.1 = 10 % more steps); not a row parameter
     extra_work = variable(float, value=0.0)
     threads = variable(int, value=1, loggable=True)
-    perf_directions = variable(typ.Dict[str, str], value={"cpu_time_s": "lower", "loop_time_s": "lower",
-                                                                "mcells_per_s": "higher"},
-                               loggable=True)
+    perf_directions = {"cpu_time_s": "lower", "loop_time_s": "lower", "mcells_per_s": "higher"}
 
     @run_before("run")
     def set_command(self):

@@ -56,7 +56,7 @@ def slow_prefix(prefix, out, percent):
 
 def make_run(prefix, results, rfm_dir, run_args, venv):
     env = dict(os.environ, PREFIX=str(prefix), RESULTS_DIR=str(results), YEEBENCH_RFM_DIR=str(rfm_dir),
-               VENV=str(venv), RUN_SELECTION="-t smoke")
+               VENV=str(venv), RUN_SELECTION="--mode smoke")
     proc = subprocess.run(["bash", str(REPO / "reframe" / "run.sh"), *run_args], capture_output=True,
                           text=True, env=env, cwd=REPO)
     for line in proc.stdout.splitlines():
@@ -129,7 +129,7 @@ def main():
                       "detected": detected, "detection_rate": detected / compares,
                       "gate_caught": gate_caught, "gate_caught_rate": gate_caught / compares,
                       "solver_figures_caught": f"{figures_caught}/{figures_slowed}",
-                      "load_end": os.getloadavg(), "selection": ["-t", "smoke", *args.run_args]}))
+                      "load_end": os.getloadavg(), "selection": ["--mode", "smoke", *args.run_args]}))
 
 
 def score(same, slowed, code_slowed):

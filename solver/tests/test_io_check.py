@@ -40,7 +40,7 @@ base = [rfm, "-C", os.path.join(REPO, "reframe/config/settings.py"), "--system",
 
 
 report = os.path.join(tmp, "report.json")
-p = subprocess.run(base + ["-t", "smoke", "-r", "--prefix", os.path.join(tmp, "rfm"), "--report-file", report],
+p = subprocess.run(base + ["--mode", "smoke", "-r", "--prefix", os.path.join(tmp, "rfm"), "--report-file", report],
                    capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
 check(p.returncode == 0, "smoke member passes (reframe exit %d)%s" % (
     p.returncode, "" if p.returncode == 0 else ": " + p.stdout[-1500:]))

@@ -10,14 +10,10 @@ from yeebench.acceptance import availability, report, waivers
 from yeebench import kernel_settings
 from yeebench import node_topology as topology
 from yeebench.acceptance.fileio import write_atomic
+from yeebench.usage import UsageError
 
 DEFAULT_TOPOLOGY_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "config",
                                                      "topology"))
-
-
-def _usage_error(message):
-    from yeebench.cli import UsageError  # late: the CLI module imports this one
-    return UsageError(message)
 
 
 def _date(text):
@@ -53,15 +49,15 @@ def cmd_availability(args):
         with open(args.log, encoding="utf-8") as f:
             text = f.read()
     except OSError as err:
-        raise _usage_error(f"cannot read {args.log}: {err.strerror}") from None
+        raise UsageError(f"cannot read {args.log}: {err.strerror}") from None
     except UnicodeDecodeError:
-        raise _usage_error(f"{args.log} is not UTF-8 text") from None
+        raise UsageError(f"{args.log} is not UTF-8 text") from None
     try:
         records = availability.parse_log(text)
         result = availability.effectiveness(records, days=args.days, end=args.end, start=args.start,
                                             threshold=args.threshold, min_coverage=args.min_coverage)
     except availability.AvailabilityError as err:
-        raise _usage_error(f"{args.log}: {err}") from None
+        raise UsageError(f"{args.log}: {err}") from None
     if args.format == "json":
         sys.stdout.write(json.dumps(result, indent=2, sort_keys=True, allow_nan=False) + "\n")
     else:
@@ -100,7 +96,7 @@ def cmd_topology(args):
         try:
             expected = topology.load_expected(args.check)
         except topology.TopologyError as err:
-            raise _usage_error(str(err)) from None
+            raise UsageError(str(err)) from None
         problems = topology.compare(expected, observed)
         for p in problems:
             print(f"MISMATCH {socket.gethostname()}: {p}")
@@ -135,11 +131,11 @@ def cmd_report(args):
         if args.waivers:
             waivers.apply(summary, waivers.load(args.waivers))
     except (ResultsError, waivers.WaiverError) as err:
-        raise _usage_error(str(err)) from None
+        raise UsageError(str(err)) from None
     link = None
     if args.results_page:
         if args.format != "html" or not args.output or args.output == "-":
-            raise _usage_error("--results-page needs --format html and -o FILE")
+            raise UsageError("--results-page needs --format html and -o FILE")
         try:
             report.write_results_page(args.reports, args.results_page)
             link = os.path.relpath(os.path.abspath(args.results_page),
@@ -156,7 +152,7 @@ def cmd_report(args):
         try:
             write_atomic(args.output, text)
         except OSError as err:
-            raise _usage_error(f"cannot write {args.output}: {err.strerror}") from None
+            raise UsageError(f"cannot write {args.output}: {err.strerror}") from None
         sys.stderr.write(report.as_text(summary).splitlines()[0] + "\n")
         print(args.output)
     else:

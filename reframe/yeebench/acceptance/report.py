@@ -8,15 +8,9 @@ import datetime as dt
 import html
 import json
 
+from yeebench.acceptance.verdicts import FAIL, NOT_MEASURED, PASS, UNEXPLAINED_SKIP, VERDICTS
 from yeebench.results.report_reader import check_name, iter_testcases, load_report, perf_figures
 
-#: A skip the acceptance checks did not explain (ReFrame's own, e.g. no idle nodes for a
-#: flexible job, or the check library's): nothing was measured and nobody said why.
-UNEXPLAINED_SKIP = ("skipped by ReFrame or the check library without a recorded reason "
-                    "(see ReFrame's output, e.g. no idle nodes for a job spanning the partition)")
-PASS, FAIL, NOT_MEASURED = "PASS", "FAIL", "NOT MEASURED"
-#: ReFrame result -> acceptance verdict.  A skipped or aborted check measured nothing.
-VERDICTS = {"pass": PASS, "fail": FAIL, "xfail": FAIL, "skip": NOT_MEASURED, "abort": NOT_MEASURED}
 ACCEPTANCE_TAG = "acceptance"
 
 

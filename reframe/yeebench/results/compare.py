@@ -40,6 +40,7 @@ from collections import OrderedDict
 
 from yeebench import metrics
 from yeebench.results import stats
+from yeebench.results.noise import MIN_HISTORY_RUNS, centre_band
 
 DEFAULT_THRESHOLD = 0.05
 DEFAULT_ALPHA = 0.05
@@ -91,7 +92,7 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
     """Verdict and the figures behind it for one metric's repeats.
 
     history_band: the relative change between two runs that the figure's recorded history says noise
-    alone rarely exceeds (history.pair_band), or None.
+    alone rarely exceeds (noise.pair_band), or None.
     usual_spread: how far the recorded runs' best repeats usually lie from their next ones
     (history.usual_spread), or None: the agreement a run's repeats need before its best counts.
     """
@@ -245,7 +246,6 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
     is the median of the runs' statistics, the noise their run-to-run spread; with fewer than
     min_runs recorded runs the noise is unknown.
     """
-    from yeebench.results.history import MIN_HISTORY_RUNS, centre_band
     min_runs = MIN_HISTORY_RUNS if min_runs is None else min_runs
     results = []
     for key, c_rows in group_rows(candidate_rows).items():

@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 
 #: The make targets of `make test` that select the suite's experiment checks (the container stages run
-#: container.py's checks, the Spack stage a `-t smoke` subset of test-suite's selection).
+#: container.py's checks, the Spack stage a `--mode smoke` subset of test-suite's selection).
 STAGES = ('test-suite', 'test-vcluster', 'test-acceptance', 'test-acceptance-vcluster')
 
 _REFRAME_STUB = '''#!/bin/sh

@@ -34,7 +34,7 @@ def job_scripts(tmp_path):
 
 
 def test_a_cluster_partition_resolves_everything_through_its_system_file(tmp_path):
-    rc, out = reframe(tmp_path, '-t', 'smoke', '-p', 'host', '--dry-run', system='generic-slurm')
+    rc, out = reframe(tmp_path, '--mode', 'smoke', '-p', 'host', '--dry-run', system='generic-slurm')
     assert rc == 0, out
     assert 'FAIL' not in out, out
     # the one skip is a launcher fact (srun takes no rankfile), not a missing tool
@@ -54,9 +54,9 @@ def test_a_cluster_partition_resolves_everything_through_its_system_file(tmp_pat
 def test_a_partition_without_the_tools_lists_the_cases_and_skips_naming_partition_and_feature(tmp_path):
     # `local` detects what this machine has when the configuration loads: with nothing on PATH it has
     # no OSU and no NetPIPE, and the cases say so instead of vanishing
-    rc, listing = reframe(tmp_path, '-t', 'smoke', '-l', system='local')
+    rc, listing = reframe(tmp_path, '--mode', 'smoke', '-l', system='local')
     assert rc == 0 and '- OsuPt2Pt ' in listing and '- NetPIPEPt2Pt ' in listing, listing
-    rc, out = reframe(tmp_path, '-t', 'smoke', '-n', 'Osu|NetPIPE', '--dry-run', system='local')
+    rc, out = reframe(tmp_path, '--mode', 'smoke', '-n', 'Osu|NetPIPE', '--dry-run', system='local')
     assert rc == 0, out
     assert re.search(r"SKIP .*partition local:default has no feature 'osu'", out), out
     assert re.search(r"SKIP .*partition local:default has no feature 'netpipe'", out), out

@@ -1,4 +1,4 @@
-"""The OSU checks through ReFrame with stand-in OSU programs: smoke settings only under `-t smoke`,
+"""The OSU checks through ReFrame with stand-in OSU programs: smoke settings only under `--mode smoke`,
 skip reasons naming where OSU was looked for, and a collective beating its bound failing the case."""
 import os
 import re
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from checkfiles import check_file
 
-from yeebench import osu, selection
+from yeebench import osu
 
 REPO = Path(__file__).resolve().parents[3]
 DATA = Path(__file__).parent / 'data'
@@ -52,15 +52,6 @@ def osu_home(tmp_path):
 
 # -- defect: smoke settings leaked into full runs ------------------------------------------------
 
-@pytest.mark.parametrize('argv, selected', [
-    (['-c', 'x', '-t', 'smoke', '-r'], True), (['--tag=smoke'], True), (['-tsmoke'], True),
-    (['--tag', '^smoke$'], True), (['-t', 'full', '-r'], False), ([], False),
-    (['-n', 'smoke'], False), (['-T', 'smoke'], False), (['-t', '('], False),
-])
-def test_smoke_predicate_reads_the_run_selection(argv, selected):
-    assert selection.selected_by_tag('smoke', argv) is selected
-
-
 @pytest.mark.parametrize('check, name, full, smoke', [
     ('pt2pt.py', VADER_LATENCY, '-m 4194304', '-m 65536'),
     ('collectives.py', 'OsuCollective%case=allreduce:tuned%num_procs=2%buffers=host', '-m 1048576', '-m 4096'),
@@ -73,7 +64,7 @@ def test_smoke_sizes_only_when_the_run_selects_smoke(tmp_path, check, name, full
     scripts = job_scripts(tmp_path / 'full')
     assert out.returncode == 0 and len(scripts) == 1, out.stdout + out.stderr
     assert full in next(iter(scripts.values())), scripts
-    out = reframe(tmp_path / 'smoke', *args, '-t', 'smoke', env_extra=env)
+    out = reframe(tmp_path / 'smoke', *args, '--mode', 'smoke', env_extra=env)
     scripts = job_scripts(tmp_path / 'smoke')
     assert out.returncode == 0 and len(scripts) == 1, out.stdout + out.stderr
     assert smoke in next(iter(scripts.values())), scripts

@@ -18,7 +18,7 @@ def _files(*names):
 
 
 def test_the_paper_checks_load_and_their_smoke_cases(tmp_path):
-    text = list_checks(*_files(), '-t', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9')
+    text = list_checks(*_files(), '--mode', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9')
     assert 'WARNING' not in text and 'skipping test file' not in text, text
     names = [line[2:].split(' /')[0] for line in listed(text)]
     assert sorted(names) == sorted(SMOKE)
@@ -154,7 +154,7 @@ def test_io_sweep_runs_the_papers_sizes_per_format_and_rank_count(tmp_path):
 
 def test_multicast_without_an_mpi_compiler_on_the_node_is_not_measured_with_the_reason(tmp_path):
     # A runtime-only image has no mpicc: the job must say so, not fail to launch a probe it never built.
-    out = run_reframe(*_files('acceptance_multicast'), '-n', 'AcceptanceMulticast', '-t', 'smoke',
+    out = run_reframe(*_files('acceptance_multicast'), '-n', 'AcceptanceMulticast', '--mode', 'smoke',
                       '-S', 'mpicc=no-such-mpicc', '-r', tmp_path=tmp_path)
     text = out.stdout + out.stderr
     assert 'NOT MEASURED AcceptanceMulticast: no-such-mpicc not found on the node PATH' in text, text
@@ -168,7 +168,7 @@ def test_multicast_whose_compiler_wrapper_cannot_build_is_not_measured_with_the_
     wrapper = tmp_path / 'broken-mpicc'
     wrapper.write_text('#!/bin/sh\necho "wrapper: no underlying compiler" >&2\nexit 1\n')
     wrapper.chmod(0o755)
-    out = run_reframe(*_files('acceptance_multicast'), '-n', 'AcceptanceMulticast', '-t', 'smoke',
+    out = run_reframe(*_files('acceptance_multicast'), '-n', 'AcceptanceMulticast', '--mode', 'smoke',
                       '-S', f'mpicc={wrapper}', '-r', tmp_path=tmp_path)
     text = out.stdout + out.stderr
     assert 'could not build the mcast probe: wrapper: no underlying compiler' in text, text

@@ -82,7 +82,7 @@ def test_the_hardware_sensitive_tests_pass_on(layout, tmp_path):
 def test_the_smoke_set_sizes_itself_or_skips_with_a_reason_on(layout, tmp_path):
     report = tmp_path / 'report.json'
     proc = subprocess.run([str(Path(sys.executable).parent / 'reframe'), '-C', 'reframe/config/settings.py',
-                           '-c', 'reframe/yeebench/checks', '-R', '--system', 'local', '-t', 'smoke', '--dry-run',
+                           '-c', 'reframe/yeebench/checks', '-R', '--system', 'local', '--mode', 'smoke', '--dry-run',
                            '--report-file', str(report)],
                           cwd=REPO, env=_env(layout, tmp_path), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:]

@@ -91,7 +91,7 @@ def test_a_netpipe_run_with_mpi_errors_fails_naming_the_line_and_runs_without_si
     env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp_path / 'rfm'), PATH=f'{fake}:{os.environ["PATH"]}',
                YEEBENCH_PREFIX=str(REPO / 'build/install'))
     out = subprocess.run([str(Path(sys.executable).parent / 'reframe'), '-C', 'reframe/config/settings.py',
-                          '--system', 'local', '-c', 'reframe/yeebench/checks/pt2pt/pt2pt.py', '-t', 'smoke',
+                          '--system', 'local', '-c', 'reframe/yeebench/checks/pt2pt/pt2pt.py', '--mode', 'smoke',
                           '-n', 'NetPIPEPt2Pt', '-r'], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     text = out.stdout + out.stderr
     assert out.returncode != 0, text[-3000:]

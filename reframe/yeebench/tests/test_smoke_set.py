@@ -1,10 +1,12 @@
 """The smoke set is declared once (`is_smoke_case` + `smoke_overrides`, applied by the base class):
-a run without `-t smoke` never gets smoke sizes, a run with it always does, for every family."""
+a run without the `smoke` variable (`--mode smoke`, `-S smoke=true`) never gets smoke sizes, a run
+with it always does, for every family; the tag only selects."""
 import os
 from pathlib import Path
 
 import pytest
 
+from checkfiles import check_file
 from test_suite_checks import REPO, describe
 
 
@@ -12,11 +14,11 @@ from test_suite_checks import REPO, describe
 def described(tmp_path_factory):
     checks = str(REPO / 'reframe/yeebench/checks')
     full = describe('-c', checks, '-R', tmp_path=tmp_path_factory.mktemp('full'))
-    smoke = describe('-c', checks, '-R', '-t', 'smoke', tmp_path=tmp_path_factory.mktemp('smoke'))
+    smoke = describe('-c', checks, '-R', '--mode', 'smoke', tmp_path=tmp_path_factory.mktemp('smoke'))
     return {c['unique_name']: c for c in full}, {c['unique_name']: c for c in smoke}
 
 
-def test_every_smoke_case_declares_its_overrides_and_gets_them_only_under_t_smoke(described):
+def test_every_smoke_case_declares_its_overrides_and_gets_them_only_in_smoke_mode(described):
     full, smoke = described
     assert smoke, 'no smoke cases'
     for name, case in smoke.items():
@@ -26,7 +28,7 @@ def test_every_smoke_case_declares_its_overrides_and_gets_them_only_under_t_smok
         if any(name.startswith(p) for p in ('Fdtd', 'Solver', 'Numa', 'Osu', 'NetPIPE')):
             assert overrides, f'{name}: a smoke case without smoke overrides'
         for var, value in overrides.items():
-            assert case[var] == value, f'{name}: -t smoke did not apply {var}={value!r}'
+            assert case[var] == value, f'{name}: --mode smoke did not apply {var}={value!r}'
             assert full[name][var] != value, f'{name}: a full run got the smoke value {var}={value!r}'
         assert case['observations'].get('smoke_overrides', {}) == overrides or not overrides
 
@@ -37,6 +39,25 @@ def test_full_run_members_of_the_smoke_set_keep_full_sizes(described):
     assert members
     for case in members:
         assert 'smoke_overrides' not in case['observations'], case['unique_name']
+
+
+NETPIPE = 'NetPIPEPt2Pt%transport=ob1-vader%locality={}'
+
+
+@pytest.mark.parametrize('options, smoke', [
+    ((), False),                                  # a full run
+    (('-t', 'smoke'), False),                     # the tag selects the smoke cases, and nothing more
+    (('--mode', 'smoke'), True),                  # the suite configuration's mode: -t smoke -S smoke=true
+    (('-S', 'smoke=true'), True),                 # the variable alone, as under any site configuration
+    (('-t', 'smoke', '-S', 'smoke=true'), True),  # what to write where the configuration has no such mode
+])
+def test_the_smoke_variable_is_what_applies_the_smoke_sizes(tmp_path, options, smoke):
+    cases = describe('-c', str(check_file('pt2pt')), '-n', NETPIPE.format('intra'),
+                     '-n', NETPIPE.format('inter'), *options, tmp_path=tmp_path)
+    sizes = {c['display_name'].split('%locality=')[1]: (c['smoke'], c['max_size']) for c in cases}
+    assert sizes['intra'] == (smoke, 65536 if smoke else 4194304)     # a member of the smoke set
+    if 'smoke' not in options:                    # selected: the inter-node case, no member, keeps its size
+        assert sizes['inter'] == (smoke, 4194304), 'smoke sizes applied outside the smoke set'
 
 
 def test_job_balance_has_a_smoke_case(described):
@@ -58,7 +79,7 @@ def test_smoke_numa_bw_arrays_are_four_times_the_last_level_cache(tmp_path):
     env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp_path), YEEBENCH_PREFIX=str(REPO / 'build/install'))
     out = subprocess.run([str(exe), '-C', str(REPO / 'reframe/config/settings.py'), '--system', 'local',
                           '-c', str(REPO / 'reframe/yeebench/checks/numa/numa.py'), '-n', 'NumaBandwidth%policy=none',
-                          '-t', 'smoke', '--dry-run'], capture_output=True, text=True, timeout=300, env=env)
+                          '--mode', 'smoke', '--dry-run'], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stdout + out.stderr
     scripts = [p.read_text() for p in tmp_path.rglob('rfm_job.sh') if 'NumaBandwidth' in str(p)]
     sizes = [int(m) for s in scripts for m in re.findall(r'numa-bw --size (\d+)', s)]

@@ -47,7 +47,7 @@ def describe(*args, tmp_path):
 
 def test_every_family_loads_and_has_smoke_checks(tmp_path):
     files = [arg for f in FAMILIES for arg in ('-c', str(check_file(f)))]
-    text = list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9')   # no GPU
+    text = list_checks(*files, '--mode', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9')   # no GPU
     assert 'WARNING' not in text and 'skipping test file' not in text, text
     cases = listed(text)
     for prefix in ('NetPIPEPt2Pt', 'OsuPt2Pt', 'OsuCollective', 'AffinityPlacement', 'SolverPlacement',
@@ -73,8 +73,8 @@ GPU_FILES = ('fdtd', 'pt2pt', 'collectives')
 
 def test_gpu_cases_only_on_gpu_partitions(tmp_path):
     files = [arg for f in GPU_FILES for arg in ('-c', str(check_file(f)))]
-    no_gpu = listed(list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9'))
-    gpu = listed(list_checks(*files, '-t', 'smoke', tmp_path=tmp_path, nvidia_smi=TWO_H100))
+    no_gpu = listed(list_checks(*files, '--mode', 'smoke', tmp_path=tmp_path, nvidia_smi='exit 9'))
+    gpu = listed(list_checks(*files, '--mode', 'smoke', tmp_path=tmp_path, nvidia_smi=TWO_H100))
     assert not [line for line in no_gpu if any(p in line for p in GPU_CASE)]
     added = [line for line in gpu if line not in no_gpu]
     assert all(any(p in line for p in GPU_CASE) for line in added)
@@ -101,7 +101,7 @@ def test_json_reports_are_kept_for_provenance(checkfile, name, files, tmp_path):
     # ReFrame deletes a passing test's stage directory: only keep_files reach the output directory,
     # where `yeebench results ingest` looks for build info and observed bindings.
     cases = describe('-c', str(check_file(checkfile)), '-n', f'^{name}',
-                     '-t', 'smoke', tmp_path=tmp_path)
+                     '--mode', 'smoke', tmp_path=tmp_path)
     assert cases, f'no smoke case of {name}'
     for case in cases:
         assert files <= set(case['keep_files']), (case['display_name'], case['keep_files'])
@@ -137,14 +137,14 @@ def _results(out):
 
 
 def test_dry_run_of_the_smoke_set(tmp_path):
-    out = run_reframe('-c', str(CHECKS), '-R', '-t', 'smoke', '--dry-run', tmp_path=tmp_path,
+    out = run_reframe('-c', str(CHECKS), '-R', '--mode', 'smoke', '--dry-run', tmp_path=tmp_path,
                       nvidia_smi='exit 9')
     assert not [k for k, v in _results(out).items() if any(r == 'FAIL' for r, _ in v)], out.stdout
 
 
 def test_vcluster_srun_partition_skips_the_binding_checks(tmp_path):
     # srun on the virtual cluster cannot bind CPUs (extras.cpu_binding False); mpirun there can
-    out = run_reframe('-c', str(REPO / 'reframe/yeebench/checks/binding/binding.py'), '-t', 'smoke', '--dry-run',
+    out = run_reframe('-c', str(REPO / 'reframe/yeebench/checks/binding/binding.py'), '--mode', 'smoke', '--dry-run',
                       tmp_path=tmp_path, env_extra={'YEEBENCH_VCLUSTER_DIR': str(tmp_path / 'no-cluster')},
                       system='vcluster')
     results = _results(out)

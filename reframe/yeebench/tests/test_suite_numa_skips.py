@@ -44,9 +44,9 @@ def path_without_numactl(tmp_path):
 
 def test_without_numactl_the_cases_are_listed_and_skip_with_the_reason(tmp_path):
     path = path_without_numactl(tmp_path)
-    listing = reframe('-l', '-t', 'smoke', tmp_path=tmp_path, path=path)
+    listing = reframe('-l', '--mode', 'smoke', tmp_path=tmp_path, path=path)
     assert '- NumaBandwidth %policy=localalloc' in listing and '- NumaSolver %policy=localalloc' in listing
-    out = reframe('-n', 'NumaBandwidth', '-t', 'smoke', '--dry-run', tmp_path=tmp_path, path=path)
+    out = reframe('-n', 'NumaBandwidth', '--mode', 'smoke', '--dry-run', tmp_path=tmp_path, path=path)
     assert out.count('numactl is not available on local:default') >= 2, out
 
 

@@ -4,6 +4,8 @@ import json
 import os
 import sys
 
+from yeebench.usage import UsageError
+
 from . import cluster, preflight
 from .layout import DEFAULT_MTU, DEFAULT_STATE_DIR, LayoutError, make_layout
 
@@ -25,7 +27,6 @@ def _positive_int(text):
 
 
 def cmd_up(args) -> int:
-    from yeebench.cli import UsageError
     try:
         layout = make_layout(args.nodes, args.cpus_per_node, args.link_rate, cluster.host_cpus(),
                              state_dir=_state_dir(args), memory_mb=args.memory_mb, mtu=args.mtu)
@@ -88,7 +89,6 @@ def cmd_status(args) -> int:
 
 
 def cmd_exec(args) -> int:
-    from yeebench.cli import UsageError
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not argv:
         raise UsageError("exec needs a command, e.g. `yeebench vcluster exec -- sinfo`")
@@ -108,7 +108,6 @@ def cmd_preflight(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from yeebench.cli import UsageError
     from .layout import parse_link_rate
     from . import verify
     try:
@@ -127,7 +126,6 @@ def cmd_verify(args) -> int:
 
 
 def cmd_smoke(args) -> int:
-    from yeebench.cli import UsageError
     from . import smoke
     try:
         make_layout(args.nodes, None, args.link_rate, cluster.host_cpus())

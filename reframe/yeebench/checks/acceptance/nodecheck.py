@@ -5,8 +5,7 @@ PASS, FAIL or NOT MEASURED (nothing to compare against, nothing to test).
 """
 from yeebench import kernel_settings
 from yeebench import node_topology as topology
-
-PASS, FAIL, NOT_MEASURED = "PASS", "FAIL", "NOT MEASURED"
+from yeebench.verdicts import FAIL, NOT_MEASURED, PASS
 
 RECORD_TOPOLOGY = ("record one on a node known to be good with `yeebench acceptance topology --record "
                    "--system {system}{partition}` (writes {dir}/{system}{dash_partition}.yaml), "

@@ -7,7 +7,7 @@ among sizes >= max_size/4: a rate-limited link's token bucket inflates the peak 
 mid sizes), n_1/2 (B) and the fitted Hockney alpha (us) and beta (ns/B); a figure at a size
 the curve did not reach is not reported.  osu_mbw_mr adds the peak message rate.
 The smoke set (declared with `is_smoke_case`/`smoke_overrides`) runs smaller sweeps only under
-`-t smoke`.  OSU runs with host buffers, and with CUDA device buffers (`buffers=device`) on
+`--mode smoke`.  OSU runs with host buffers, and with CUDA device buffers (`buffers=device`) on
 partitions with the `gpu` feature when the OSU build supports them.
 An intra-node pair over vader or UCX first probes single-copy (CMA) inside its job and runs with it
 on or off (the `single_copy` parameter of its figures, yeebench.single_copy); an MPI error line on

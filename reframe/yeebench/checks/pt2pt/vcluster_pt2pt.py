@@ -14,10 +14,10 @@ import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, performance_function, run_after, sanity_function, variable
 
 from yeebench import launch
+from yeebench.base import FigureDirections, SmokeRun
 
 NETPIPE_MBPS = 2 ** 20 / 8 / 1e6      # NetPIPE "Mbps" (2^20 bit/s) -> MB/s (10^6 B/s)
 
@@ -34,7 +34,7 @@ def read_np_out(path):
 
 
 @rfm.simple_test
-class VclusterNetPIPE(rfm.RunOnlyRegressionTest):
+class VclusterNetPIPE(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
     '''Two ranks on one virtual node (Open MPI vader) or on two nodes (Open MPI TCP over the bridge).'''
 
     locality = parameter(['intra', 'inter'])
@@ -46,8 +46,7 @@ class VclusterNetPIPE(rfm.RunOnlyRegressionTest):
     repeats = variable(int, value=10)
 
     #: Direction of every performance variable (read by `yeebench results ingest`).
-    perf_directions = variable(typ.Dict[str, str], loggable=True,
-                               value={'latency_1B': 'lower', 'bw_peak': 'higher', 'bw_large': 'higher'})
+    perf_directions = {'latency_1B': 'lower', 'bw_peak': 'higher', 'bw_large': 'higher'}
 
     valid_systems = ['vcluster']
     valid_prog_environs = ['+mpi']

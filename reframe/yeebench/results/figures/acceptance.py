@@ -1,7 +1,7 @@
 """Acceptance (paper 003): not a chart but the sign-off table, one line per acceptance check with
 its verdict, the reason it gave and its figures; verdict words as the acceptance page's
 (yeebench.acceptance.report)."""
-from yeebench.acceptance.report import FAIL, NOT_MEASURED, PASS, UNEXPLAINED_SKIP, VERDICTS
+from yeebench.acceptance.verdicts import FAIL, NOT_MEASURED, PASS, UNEXPLAINED_SKIP, VERDICTS
 from yeebench.results import stats
 from yeebench.results.figures import common
 

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from results_testutil import run_cli, synthetic_run
-from yeebench.results import history
+from yeebench.results import history, noise
 
 
 def _history_runs(tmp_path, n, sigma=0.02, seed=3):
@@ -77,14 +77,14 @@ def test_noise_model_needs_enough_runs(tmp_path):
 
 def test_pair_band_follows_heavy_tails_but_not_a_disturbed_run():
     calm = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]
-    assert history.pair_band(calm) < 0.05
+    assert noise.pair_band(calm) < 0.05
     # runs another job disturbed (measured: 2-rank solver 590 and 1226 among 1600-1700 Mcells/s) are
     # events, not the figure's noise: left out, they do not widen the band to their swing
-    assert history.pair_band(calm + [3.0, 0.35]) < 0.05
-    assert history.centre_band(calm + [3.0]) < 0.05
+    assert noise.pair_band(calm + [3.0, 0.35]) < 0.05
+    assert noise.centre_band(calm + [3.0]) < 0.05
     noisy = [1.0, 1.3, 0.8, 1.6, 0.9, 1.2, 0.7, 3.0]  # where every run is noisy nothing is left out
-    assert history.pair_band(noisy) > 2.0
-    assert history.pair_band([1.0]) is None
+    assert noise.pair_band(noisy) > 2.0
+    assert noise.pair_band([1.0]) is None
 
 
 def test_a_disturbed_run_in_the_history_does_not_widen_the_noise_band(tmp_path):
