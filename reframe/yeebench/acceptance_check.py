@@ -20,7 +20,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
 from reframe.core.logging import getlogger
 
-from yeebench import launch
+from yeebench import launch, stage_files
 
 #: Where a probe's failed build leaves its compiler's messages (build_on_node_or_explain).
 BUILD_ERRORS = "probe-build.err"
@@ -151,7 +151,7 @@ class ProbeBuild(rfm.CompileOnlyRegressionTest):
     def built_or_explained(self):
         # either outcome is an answer for the check; only a build job that said nothing is wrong
         return sn.assert_true(os.access(self.path, os.X_OK) or
-                              os.path.exists(os.path.join(self.stagedir, PROBE_NOT_BUILT)),
+                              os.path.exists(stage_files.stage_path(self, PROBE_NOT_BUILT)),
                               f"{self.program}: neither built nor a reason why not")
 
 
@@ -216,11 +216,5 @@ def nodes_used(test):
     return max(1, (test.job.num_tasks or per_node) // per_node)
 
 
-def last_line(test, filename):
-    """Last non-empty line of a file in the test's stage directory ('' if none)."""
-    try:
-        with open(os.path.join(test.stagedir, str(filename)), errors="replace") as f:
-            lines = [ln.strip() for ln in f if ln.strip()]
-    except OSError:
-        return ""
-    return lines[-1] if lines else ""
+#: Last non-empty line of a stage-directory file ('' if none): the acceptance checks' name for it.
+last_line = stage_files.last_stage_line

@@ -18,7 +18,7 @@ import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import run_after, sanity_function, variable
 
-from yeebench import comparisons, launch, sweeps
+from yeebench import comparisons, launch, stage_files, sweeps
 from yeebench.base import YeebenchCheck
 from yeebench.placement import Placement, PlacementError
 from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
@@ -108,10 +108,9 @@ class SolverSweep(SolverMixin, YeebenchCheck):
     def _runnable(self):
         runnable = []
         for case in self.cases:
-            path = os.path.join(self.stagedir, skip_file(case))
-            if os.path.exists(path):
-                with open(path) as fh:
-                    self.skipped_cases[case.name] = fh.read().strip()
+            reason = stage_files.read_stage_file(self, skip_file(case), None)
+            if reason is not None:
+                self.skipped_cases[case.name] = reason.strip()
             else:
                 runnable.append(case)
         return runnable
@@ -133,13 +132,7 @@ class SolverSweep(SolverMixin, YeebenchCheck):
 
     def last_error_line(self):
         '''The solver's error line in the job's stderr, else its last line.'''
-        try:
-            with open(os.path.join(self.stagedir, str(self.stderr))) as fh:
-                lines = [line.strip() for line in fh if line.strip()]
-        except OSError:
-            return 'no stderr'
-        errors = [line for line in lines if line.startswith('yee: error:')]
-        return (errors or lines or ['nothing on stderr'])[-1]
+        return stage_files.last_error_line(self, self.stderr, 'yee: error:', 'no stderr', 'nothing on stderr')
 
     def collect_foms(self):
         for name, rep in self.best.items():

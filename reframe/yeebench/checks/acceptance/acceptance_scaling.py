@@ -4,14 +4,13 @@ Paper 003 found its cluster's problems (scaling collapse past 12 threads per
 node, RDMA failing beyond two nodes) only after acceptance; these checks put
 such metrics into acceptance.  See acceptance.py for the whole set.
 """
-import os
 import shlex
 
 import reframe as rfm
 from reframe.core.builtins import fixture, parameter, run_after, sanity_function, variable
 from reframe.core.backends import getlauncher
 
-from yeebench import capabilities, launch, shell
+from yeebench import capabilities, launch, shell, stage_files
 from yeebench import scaling
 from yeebench.acceptance_check import AcceptanceMixin, last_line, run_sweep
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
@@ -106,8 +105,7 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         return max(self._fom_of(mode, n, r) for r in range(self.repeats))
 
     def _fom_of(self, mode, n, r):
-        with open(os.path.join(self.stagedir, f"{mode}_{n}_{r}.out")) as f:
-            text = f.read()
+        text = stage_files.read_stage_file(self, f"{mode}_{n}_{r}.out")
         if self.program == "triad":
             ranks, threads = (1, n) if mode == "threads" else (n, 1)
             return scaling.parse_triad(text, ranks, threads)

@@ -12,7 +12,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, sanity_function, variable
 from reframe.core.backends import getlauncher
 
-from yeebench import shell
+from yeebench import shell, stage_files
 from yeebench.checks.io import storage
 from yeebench.acceptance_check import AcceptanceMixin, last_line, python_command, run_sweep
 from yeebench.base import YeebenchCheck
@@ -93,8 +93,7 @@ class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
                              f"rm -rf {shlex.quote(out)}"]
 
     def _read(self, name):
-        with open(os.path.join(self.stagedir, name), errors="replace") as f:
-            return f.read()
+        return stage_files.read_stage_file(self, name)
 
     @sanity_function
     def validate(self):

@@ -4,14 +4,13 @@ Paper 003 found its cluster's problems (scaling collapse past 12 threads per
 node, RDMA failing beyond two nodes) only after acceptance; these checks put
 such metrics into acceptance.  See acceptance.py for the whole set.
 """
-import os
 import shlex
 
 import reframe as rfm
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
 from reframe.core.backends import getlauncher
 
-from yeebench import shell
+from yeebench import shell, stage_files
 from yeebench.checks.numa import numa_costs
 from yeebench.acceptance_check import AcceptanceMixin, last_line, run_sweep
 from yeebench.base import YeebenchCheck
@@ -56,14 +55,12 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
     @sanity_function
     def validate(self):
         try:
-            with open(os.path.join(self.stagedir, "numactl.txt")) as f:
-                distances = parse_hardware(f.read())["distances"]
+            distances = parse_hardware(stage_files.read_stage_file(self, "numactl.txt"))["distances"]
             bw = []
             for i in range(self.nodes):
                 bw.append([])
                 for j in range(self.nodes):
-                    with open(os.path.join(self.stagedir, f"numa_{i}_{j}.json")) as f:
-                        report = parse_probe(f.read(), "numa-bw")
+                    report = parse_probe(stage_files.read_stage_file(self, f"numa_{i}_{j}.json"), "numa-bw")
                     if report.get("valid") is not True:
                         raise ParseError(f"numa-bw run cpu {i} / memory {j} is not valid")
                     bw[-1].append(numa_bw_triad(report))
