@@ -168,20 +168,6 @@ def build_on_node_or_explain(tool, build_command, marker, what, missing_hint="",
                     f"{{ {_could_not_build(tool, what, BUILD_ERRORS)} > {marker}; exit 0; }}"]
 
 
-#: The script of a check whose job is a series of runs (a sweep), kept with its results.
-SWEEP_SCRIPT = "sweep.sh"
-
-
-def run_sweep(test, lines):
-    """Make `lines` (one run each, in order) the job's program: written to SWEEP_SCRIPT in the stage
-    directory, run as `bash sweep.sh` by the job and kept with the results (the suite's sweeps run
-    the same way, yeebench.sweep_check)."""
-    with open(os.path.join(test.stagedir, SWEEP_SCRIPT), "w") as fh:
-        fh.write("".join(f"{line}\n" for line in lines))
-    test.executable, test.executable_opts = "bash", [SWEEP_SCRIPT]
-    test.keep_files = list(test.keep_files) + [SWEEP_SCRIPT]
-
-
 def python_command(module):
     """Shell command running a yeebench module with the Python that runs ReFrame (same venv)."""
     return f"{shlex.quote(sys.executable)} -m {shlex.quote(module)}"

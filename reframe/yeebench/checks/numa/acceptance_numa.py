@@ -8,11 +8,10 @@ import shlex
 
 import reframe as rfm
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
-from reframe.core.backends import getlauncher
 
-from yeebench import shell, stage_files
+from yeebench import shell, stage_files, sweeps
 from yeebench.checks.numa import numa_costs
-from yeebench.acceptance_check import AcceptanceMixin, last_line, run_sweep
+from yeebench.acceptance_check import AcceptanceMixin, last_line
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import ParseError
@@ -41,7 +40,6 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
                                                          "no remote memory to measure")
         self.require_feature("numactl")
         numa_bw, numactl = self.probes.paths["numa-bw"], "numactl"  # numactl: on the nodes' PATH
-        self.job.launcher = getlauncher("local")()  # one process, placed by numactl
         self.nodes = topo.num_numa_nodes
         threads = max(1, topo.num_cores // self.nodes)
         cmds = [f"{numactl} --hardware > numactl.txt"]
@@ -50,7 +48,7 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
                 cmds.append(f"OMP_NUM_THREADS={threads} {numactl} --cpunodebind={i} --membind={j} "
                             + shell.words([numa_bw, *shlex.split(self.numa_bw_opts), "--threads", threads,
                                            "--expect-nodes", j, "--output", f"numa_{i}_{j}.json"]))
-        run_sweep(self, cmds)
+        sweeps.run_sweep(self, cmds)
 
     @sanity_function
     def validate(self):
