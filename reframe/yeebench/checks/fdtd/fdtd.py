@@ -22,7 +22,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import launch, shell
+from yeebench import launch, scaling, shell
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import solver_backends
 from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
@@ -114,7 +114,8 @@ class FdtdBase(SolverMixin, YeebenchCheck):
         super().collect_foms()
         rate = self.read_report()['mcells_per_s']
         base = self.read_report(BASELINE_REPORT)['mcells_per_s'] if self.cores > 1 else rate
-        self.add_fom('parallel_efficiency', 100.0 * rate / (self.efficiency_cores() * base), '%', 'higher')
+        self.add_fom('parallel_efficiency', 100.0 * scaling.efficiency(rate, self.efficiency_cores(), base), '%',
+                     'higher')
         self.observations['layout'] = {'ranks': self.ranks, 'threads': self.threads, 'cores': self.cores,
                                        'baseline_mcells_per_s': base}
 
