@@ -20,7 +20,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
 from reframe.core.logging import getlogger
 
-from yeebench import launch
+from yeebench import launch, stage_files
 from yeebench.base import SmokeRun
 
 #: Where a probe's failed build leaves its compiler's messages (build_on_node_or_explain).
@@ -152,7 +152,7 @@ class ProbeBuild(SmokeRun, rfm.CompileOnlyRegressionTest):
     def built_or_explained(self):
         # either outcome is an answer for the check; only a build job that said nothing is wrong
         return sn.assert_true(os.access(self.path, os.X_OK) or
-                              os.path.exists(os.path.join(self.stagedir, PROBE_NOT_BUILT)),
+                              os.path.exists(stage_files.stage_path(self, PROBE_NOT_BUILT)),
                               f"{self.program}: neither built nor a reason why not")
 
 
@@ -167,20 +167,6 @@ def build_on_node_or_explain(tool, build_command, marker, what, missing_hint="",
         return lines + [build_command]
     return lines + [f"{build_command} 2> {BUILD_ERRORS} || "
                     f"{{ {_could_not_build(tool, what, BUILD_ERRORS)} > {marker}; exit 0; }}"]
-
-
-#: The script of a check whose job is a series of runs (a sweep), kept with its results.
-SWEEP_SCRIPT = "sweep.sh"
-
-
-def run_sweep(test, lines):
-    """Make `lines` (one run each, in order) the job's program: written to SWEEP_SCRIPT in the stage
-    directory, run as `bash sweep.sh` by the job and kept with the results (the suite's sweeps run
-    the same way, yeebench.sweep_check)."""
-    with open(os.path.join(test.stagedir, SWEEP_SCRIPT), "w") as fh:
-        fh.write("".join(f"{line}\n" for line in lines))
-    test.executable, test.executable_opts = "bash", [SWEEP_SCRIPT]
-    test.keep_files = list(test.keep_files) + [SWEEP_SCRIPT]
 
 
 def python_command(module):
@@ -217,11 +203,5 @@ def nodes_used(test):
     return max(1, (test.job.num_tasks or per_node) // per_node)
 
 
-def last_line(test, filename):
-    """Last non-empty line of a file in the test's stage directory ('' if none)."""
-    try:
-        with open(os.path.join(test.stagedir, str(filename)), errors="replace") as f:
-            lines = [ln.strip() for ln in f if ln.strip()]
-    except OSError:
-        return ""
-    return lines[-1] if lines else ""
+#: Last non-empty line of a stage-directory file ('' if none): the acceptance checks' name for it.
+last_line = stage_files.last_stage_line

@@ -5,7 +5,8 @@ states its finding as one case over another: rank per socket over rank per core 
 Fig. 6), a NUMA policy over no policy (Fig. 7), HDF5 over binary or ASCII time (paper 001,
 Fig. 5), full over half packing time (paper 002, Fig. 3), a collective implementation over
 coll/tuned (paper 004). Each ratio is recorded as a figure with a direction, so that a reader
-sees the paper's finding (or its absence) without dividing two rows by hand.
+sees the paper's finding (or its absence) without dividing two rows by hand. (Node scaling's
+efficiencies are scaling arithmetic: yeebench.scaling.)
 
 Rates (Mcells/s) give speed ratios: > 1 means the case is faster than the baseline, and
 higher is better. Times give time ratios: < 1 means the case is faster, lower is better.
@@ -52,20 +53,6 @@ def ratio_foms(values, baseline, kind, prefix="over_"):
         r, direction = ratio(value, values[baseline])
         out.append((f"{safe_name(case)}_{prefix}{safe_name(baseline)}", r, "x", direction))
     return out
-
-
-def efficiency_against_smallest(rates_by_units):
-    """{units: %} strong-scaling efficiency of each count against the smallest count measured.
-
-    units: nodes (paper 000, Fig. 12: 18 nodes against 4) or cores; efficiency =
-    (rate / rate_min) / (units / units_min) * 100.
-    """
-    if not rates_by_units:
-        raise ComparisonError("no measured counts")
-    smallest = min(rates_by_units)
-    base = _positive(rates_by_units[smallest], f"the rate at {smallest}")
-    return {u: 100.0 * (_positive(r, f"the rate at {u}") / base) / (u / smallest)
-            for u, r in sorted(rates_by_units.items())}
 
 
 def safe_name(case):

@@ -1,15 +1,57 @@
-"""Speedup, parallel efficiency and the knee of a scaling series.
+"""Speedup, parallel efficiency and the knee of a scaling series: the suite's one scaling arithmetic.
 
-Paper 003 found the cluster's scaling fell apart past 12 threads per node
-(figures 2-4).  The knee is where adding workers stops paying: the first
-count whose marginal efficiency (speedup gained per worker added, relative to
-ideal) drops below a threshold.
+Every scaling figure is a point (workers, rate or time) against a base point: the solver's scaling
+against a 1-core run in the same job (checks/fdtd/fdtd.py), node scaling against the fewest nodes
+(paper 000, Fig. 12; checks/fdtd/node_scaling.py), the acceptance scaling against its smallest count
+(paper 003, figures 2-4; checks/acceptance/acceptance_scaling.py).
+
+Paper 003 found the cluster's scaling fell apart past 12 threads per node.  The knee is where adding
+workers stops paying: the first count whose marginal efficiency (speedup gained per worker added,
+relative to ideal) drops below a threshold.
 """
 import glob
+import math
 import os
 import re
 
 from yeebench import simulated_hardware
+from yeebench.comparisons import ComparisonError
+
+#: What a point's value is: a rate (higher is better) or a time (lower is better).
+KINDS = ("rate", "time")
+
+
+def speedup(value, base, kind="rate"):
+    """How many times faster a point is than the base point: value / base for a rate, base / value
+    for a time."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be 'rate' or 'time', not {kind!r}")
+    return value / base if kind == "rate" else base / value
+
+
+def efficiency(value, workers, base, base_workers=1, kind="rate"):
+    """Parallel efficiency (1.0 = ideal) of a point on `workers` against the base point on
+    `base_workers`: its speedup over the speedup ideal scaling would give (workers / base_workers)."""
+    return speedup(value, base, kind) * base_workers / workers
+
+
+def efficiency_against_smallest(values_by_workers, kind="rate"):
+    """{workers: %} strong-scaling efficiency of each count against the smallest count measured.
+
+    workers: nodes (paper 000, Fig. 12: 18 nodes against 4) or cores.  A missing or non-positive
+    value is a ComparisonError (the comparisons' error: the figure cannot be formed)."""
+    if not values_by_workers:
+        raise ComparisonError("no measured counts")
+
+    def positive(n):
+        value = values_by_workers[n]
+        if value is None or not math.isfinite(value) or value <= 0:
+            raise ComparisonError(f"the {kind} at {n} must be a positive number, got {value!r}")
+        return float(value)
+
+    smallest = min(values_by_workers)
+    base = positive(smallest)
+    return {n: 100.0 * efficiency(positive(n), n, base, smallest, kind) for n in sorted(values_by_workers)}
 
 
 def analyse(points, knee_threshold=0.5):
@@ -30,17 +72,16 @@ def analyse(points, knee_threshold=0.5):
     rows, knee = [], None
     prev_n, prev_speedup = base_n, 1.0
     for n in counts:
-        speedup = points[n] / base
-        efficiency = speedup * base_n / n
+        gain = speedup(points[n], base)
         marginal = None
         if n > prev_n:
             ideal_gain = (n - prev_n) / base_n
-            marginal = (speedup - prev_speedup) / ideal_gain
+            marginal = (gain - prev_speedup) / ideal_gain
             if knee is None and marginal < knee_threshold:
                 knee = n
-        rows.append({"workers": n, "fom": points[n], "speedup": speedup,
-                     "efficiency": efficiency, "marginal": marginal})
-        prev_n, prev_speedup = n, speedup
+        rows.append({"workers": n, "fom": points[n], "speedup": gain,
+                     "efficiency": efficiency(points[n], n, base, base_n), "marginal": marginal})
+        prev_n, prev_speedup = n, gain
     return rows, knee
 
 

@@ -5,7 +5,6 @@ says which program sends the probe's message (`single_copy_probe_argv`) and whic
 selected (`single_copy_transport`); the mixin puts the probe first in the job, reads the decision
 back into the loggable `single_copy` (a row parameter of every figure) and logs it with its reason.
 """
-import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -13,7 +12,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, variable
 from reframe.core.logging import getlogger
 
-from yeebench import launch, single_copy
+from yeebench import launch, single_copy, stage_files
 from yeebench.solver import keep_output_files
 
 
@@ -60,10 +59,9 @@ class SingleCopyDecided(rfm.RegressionTestPlugin):
         '''Sanity: the job's stderr (and `files`) hold no MPI error line, and a probed job decided.'''
         texts = []
         for name in (str(self.stderr),) + files:
-            path = os.path.join(self.stagedir, name)
-            if os.path.exists(path):
-                with open(path, errors='replace') as fh:
-                    texts.append(fh.read())
+            text = stage_files.read_stage_file(self, name, None)
+            if text is not None:
+                texts.append(text)
         line = single_copy.first_error_line('\n'.join(texts))
         decided = not self.single_copy_probed or self.single_copy is not None
         return sn.all([sn.assert_true(decided, f'single-copy undecided: {self.single_copy_reason}'),

@@ -16,7 +16,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
-from yeebench import shell
+from yeebench import shell, stage_files
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries, SolverBinary
 from yeebench.parsers import jsonreport
@@ -68,19 +68,15 @@ class SolverMixin(rfm.RegressionTestPlugin):
                 '--quiet', '--report', report or self.report_file]
 
     def read_report(self, name=None):
-        path = os.path.join(self.stagedir, name or self.report_file)
-        if not os.path.exists(path):
-            raise SanityError(f'the solver wrote no {os.path.basename(path)}: {self.solver_error()}')
-        with open(path) as fh:
-            return jsonreport.parse_yee(fh.read())
+        name = name or self.report_file
+        text = stage_files.read_stage_file(self, name, None)
+        if text is None:
+            raise SanityError(f'the solver wrote no {os.path.basename(name)}: {self.solver_error()}')
+        return jsonreport.parse_yee(text)
 
     def solver_error(self):
         '''The solver's one-line error from the job's stderr ("yee: error: ..."), else a pointer to it.'''
-        try:
-            with open(os.path.join(self.stagedir, str(self.stderr))) as fh:
-                lines = [line.strip() for line in fh if line.startswith('yee: error:')]
-        except OSError:
-            lines = []
+        lines = stage_files.error_lines(stage_files.read_stage_file(self, self.stderr, ''), 'yee: error:')
         return lines[0] if lines else f'see {self.stderr} in the stage directory'
 
     def solver_sanity(self, name=None):
@@ -120,5 +116,4 @@ class AffinityProbeMixin(rfm.RegressionTestPlugin):
         self.prerun_cmds.append(f'{launch} {shell.words([self.probes.paths["affinity"], "--output", self.affinity_file])}')
 
     def observed_affinity(self, name=None):
-        with open(os.path.join(self.stagedir, name or self.affinity_file)) as fh:
-            return jsonreport.parse_probe(fh.read(), 'affinity')
+        return jsonreport.parse_probe(stage_files.read_stage_file(self, name or self.affinity_file), 'affinity')

@@ -15,16 +15,12 @@ a report, and is left out the same way.
 import os
 
 import reframe.utility.sanity as sn
-from reframe.core.backends import getlauncher
 from reframe.core.builtins import run_after, sanity_function, variable
 
-from yeebench import comparisons, launch, sweeps
+from yeebench import comparisons, launch, stage_files, sweeps
 from yeebench.base import YeebenchCheck
 from yeebench.placement import Placement, PlacementError
 from yeebench.solver import SMOKE_SOLVER, SolverMixin, keep_output_files
-
-SCRIPT = 'sweep.sh'
-
 
 def skip_file(case):
     return f'case-{comparisons.safe_name(case.name)}.skip'
@@ -79,11 +75,9 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         self.num_tasks, self.num_tasks_per_node, self.num_cpus_per_task = nodes * cores, cores, 1
         lines = sweeps.commands(self.cases, self.yee.paths['yee'], self.sweep_options(), self.rounds)
         order = [case for _ in range(self.rounds) for case in self.cases]   # the order of `lines`
-        with open(os.path.join(self.stagedir, SCRIPT), 'w') as fh:
-            fh.write('set -e\n' + ''.join(self.guarded(case, line) + '\n' for case, line in zip(order, lines)))
-        self.job.launcher = getlauncher('local')()   # the script launches each case itself
-        self.executable, self.executable_opts = 'bash', [SCRIPT]
-        keep_output_files(self, SCRIPT, *[sweeps.report_file(c, r) for c in self.cases for r in range(self.rounds)])
+        sweeps.run_sweep(self, [self.guarded(case, line) for case, line in zip(order, lines)],
+                         stop_at_first_failure=True,
+                         keep=[sweeps.report_file(c, r) for c in self.cases for r in range(self.rounds)])
 
     def guarded(self, case, line):
         '''Override to wrap a case's line in a test, run on the compute node, of what the case needs.'''
@@ -108,10 +102,9 @@ class SolverSweep(SolverMixin, YeebenchCheck):
     def _runnable(self):
         runnable = []
         for case in self.cases:
-            path = os.path.join(self.stagedir, skip_file(case))
-            if os.path.exists(path):
-                with open(path) as fh:
-                    self.skipped_cases[case.name] = fh.read().strip()
+            reason = stage_files.read_stage_file(self, skip_file(case), None)
+            if reason is not None:
+                self.skipped_cases[case.name] = reason.strip()
             else:
                 runnable.append(case)
         return runnable
@@ -133,13 +126,7 @@ class SolverSweep(SolverMixin, YeebenchCheck):
 
     def last_error_line(self):
         '''The solver's error line in the job's stderr, else its last line.'''
-        try:
-            with open(os.path.join(self.stagedir, str(self.stderr))) as fh:
-                lines = [line.strip() for line in fh if line.strip()]
-        except OSError:
-            return 'no stderr'
-        errors = [line for line in lines if line.startswith('yee: error:')]
-        return (errors or lines or ['nothing on stderr'])[-1]
+        return stage_files.last_error_line(self, self.stderr, 'yee: error:', 'no stderr', 'nothing on stderr')
 
     def collect_foms(self):
         for name, rep in self.best.items():

@@ -7,15 +7,21 @@ interleaved over rounds - A B C, A B C, ... - so that a slow minute of a shared 
 fall on one case only. Each case keeps its best round. The ratios between cases are then
 recorded by the check (yeebench.comparisons).
 
-This module only plans the commands and reads the reports back; the check supplies the launch
-prefix of each case (yeebench.launch owns the launcher's options).
+This module plans the commands, makes them the job's program (run_sweep: the suite's one way to
+run a series of launches as one job, also used by the acceptance checks) and reads the reports back;
+the check supplies the launch prefix of each case (yeebench.launch owns the launcher's options).
 """
 import json
 import os
 import shlex
 from dataclasses import dataclass, field
 
+from reframe.core.backends import getlauncher
+
 from yeebench.comparisons import safe_name
+
+#: The job's program: one line per run, kept with the results.
+SCRIPT = 'sweep.sh'
 
 
 class SweepError(ValueError):
@@ -53,6 +59,19 @@ def commands(cases, program, options, rounds):
     if len(set(map(safe_name, names))) != len(names):
         raise SweepError(f'case names must be distinct: {names}')
     return [command(case, program, options, rnd) for rnd in range(rounds) for case in cases]
+
+
+def run_sweep(test, lines, stop_at_first_failure=False, keep=()):
+    '''Make `lines` (one run each, in order) the job's program: written to SCRIPT in the stage directory,
+    run as `bash sweep.sh` on the local launcher (each line launches itself) and kept with the results
+    together with `keep`. `stop_at_first_failure`: the job ends at the first failing line (`set -e`; a
+    comparison's cases are worthless without the others), else every line runs (a failed point or read
+    must not skip the later points or the clean-up line).'''
+    with open(os.path.join(test.stagedir, SCRIPT), 'w') as fh:
+        fh.write(('set -e\n' if stop_at_first_failure else '') + ''.join(f'{line}\n' for line in lines))
+    test.job.launcher = getlauncher('local')()
+    test.executable, test.executable_opts = 'bash', [SCRIPT]
+    test.keep_files = list(test.keep_files) + [n for n in (SCRIPT, *keep) if n not in test.keep_files]
 
 
 def read_reports(stagedir, cases, rounds):

@@ -59,7 +59,10 @@ def test_sweeps_are_the_jobs_program(tmp_path):
 
 def test_run_sweep_writes_the_script_and_keeps_it(tmp_path):
     from types import SimpleNamespace
-    test = SimpleNamespace(stagedir=str(tmp_path), keep_files=['x.json'], executable=None, executable_opts=[])
-    rfm.run_sweep(test, ['echo a', 'echo b'])
+    from yeebench import sweeps
+    test = SimpleNamespace(stagedir=str(tmp_path), keep_files=['x.json'], executable=None, executable_opts=[],
+                           job=SimpleNamespace(launcher=None))
+    sweeps.run_sweep(test, ['echo a', 'echo b'])
     assert (tmp_path / 'sweep.sh').read_text() == 'echo a\necho b\n'
     assert (test.executable, test.executable_opts, test.keep_files) == ('bash', ['sweep.sh'], ['x.json', 'sweep.sh'])
+    assert test.job.launcher.registered_name == 'local'  # each line launches itself

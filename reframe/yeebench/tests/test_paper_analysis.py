@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from yeebench import comparisons, io_fits
+from yeebench import comparisons, io_fits, scaling
 from yeebench.fits import FitError
 
 PAPER_SIZES = list(range(30, 191, 10))
@@ -98,10 +98,10 @@ def test_ratio_foms_name_each_case_over_the_baseline():
 def test_efficiency_against_the_smallest_node_count():
     # efficiency from rates; (paper 000's rounded times, 2 h on 4 nodes and 23 min on 18, would give
     # (120/23) / (18/4) = 116 %, not its "almost 90 %": the pages quote the 90 % and say so)
-    eff = comparisons.efficiency_against_smallest({4: 1000.0, 8: 1800.0, 18: 4050.0})
+    eff = scaling.efficiency_against_smallest({4: 1000.0, 8: 1800.0, 18: 4050.0})
     assert eff == {4: pytest.approx(100.0), 8: pytest.approx(90.0), 18: pytest.approx(90.0)}
     with pytest.raises(comparisons.ComparisonError):
-        comparisons.efficiency_against_smallest({})
+        scaling.efficiency_against_smallest({})
 
 
 def test_size_sweeps_and_rank_counts():

@@ -51,3 +51,20 @@ def test_same_work_names_the_cases_that_differ():
     problems = sweeps.same_work({'a': _report(1), 'b': _report(1, grid=48), 'c': _report(1, ranks=4, threads=2)})
     assert len(problems) == 1 and "b: (('nx', 48)" in problems[0]
     assert sweeps.same_work({'a': _report(1), 'c': _report(1, ranks=8, threads=1)}) == []
+
+
+def _stage(tmp_path, keep=()):
+    from types import SimpleNamespace
+    return SimpleNamespace(stagedir=str(tmp_path), keep_files=list(keep), executable=None, executable_opts=[],
+                           job=SimpleNamespace(launcher=None))
+
+
+def test_run_sweep_stops_at_the_first_failure_only_when_asked(tmp_path):
+    test = _stage(tmp_path, keep=['case-a-r0.json'])
+    sweeps.run_sweep(test, ['run a', 'run b'], stop_at_first_failure=True, keep=['case-a-r0.json', 'case-b-r0.json'])
+    assert (tmp_path / sweeps.SCRIPT).read_text() == 'set -e\nrun a\nrun b\n'
+    assert test.keep_files == ['case-a-r0.json', 'sweep.sh', 'case-b-r0.json']   # each file once
+    assert (test.executable, test.executable_opts) == ('bash', ['sweep.sh'])
+    assert test.job.launcher.registered_name == 'local'
+    sweeps.run_sweep(test, ['run a'])
+    assert (tmp_path / sweeps.SCRIPT).read_text() == 'run a\n'

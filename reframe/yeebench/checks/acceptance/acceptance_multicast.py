@@ -14,13 +14,12 @@ multicast_scaling (x: all over one; 1 = the fabric replicates for free). Rank 0 
 can in every round, so the rates follow the sender and the machine's load too: on shared virtual nodes
 the scaling was measured both below and above 1 (0.04-1.7), which says those nodes cannot show it.
 """
-import os
 import shlex
 
 import reframe as rfm
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
 
-from yeebench import launch
+from yeebench import launch, stage_files
 from yeebench.checks.acceptance import multicast
 from yeebench.acceptance_check import AcceptanceMixin, ProbeBuild, last_line, span_all_nodes
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
@@ -71,8 +70,7 @@ class AcceptanceMulticast(AcceptanceMixin, YeebenchCheck):
     @sanity_function
     def validate(self):
         try:
-            with open(os.path.join(self.stagedir, str(self.stdout))) as fh:
-                summary, self._rounds = multicast.parse(fh.read())
+            summary, self._rounds = multicast.parse(stage_files.read_stage_file(self, self.stdout))
         except (OSError, multicast.McastOutputError) as err:
             return self.verdict(False, f"mcast: {err}; {last_line(self, self.stderr) or 'nothing on stderr'}")
         status, reason = multicast.verdict(summary, self._rounds, self.min_delivery)

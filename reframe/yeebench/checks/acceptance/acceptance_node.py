@@ -12,6 +12,7 @@ from reframe.core.builtins import run_after, sanity_function, variable
 
 from yeebench.checks.acceptance import nodecheck, nodeprobe
 from yeebench import node_topology as topology
+from yeebench import stage_files
 from yeebench.acceptance_check import (TOPOLOGY_DIR, AcceptanceMixin, last_line, nodes_used,
                                      span_all_nodes)
 from yeebench.base import YeebenchCheck
@@ -33,8 +34,7 @@ class _NodeProbe(AcceptanceMixin, YeebenchCheck):
 
     def records(self):
         """Probe records by host; raises ValueError when the output is unusable."""
-        with open(os.path.join(self.stagedir, str(self.stdout))) as f:
-            records = nodeprobe.parse(f.read())
+        records = nodeprobe.parse(stage_files.read_stage_file(self, self.stdout))
         if not records:
             why = last_line(self, self.stderr) or "no output"
             raise ValueError(f"the node probe reported nothing ({why})")

@@ -4,16 +4,14 @@ Paper 003 found its cluster's problems (scaling collapse past 12 threads per
 node, RDMA failing beyond two nodes) only after acceptance; these checks put
 such metrics into acceptance.  See acceptance.py for the whole set.
 """
-import os
 import shlex
 
 import reframe as rfm
 from reframe.core.builtins import fixture, parameter, run_after, sanity_function, variable
-from reframe.core.backends import getlauncher
 
-from yeebench import capabilities, launch, shell
+from yeebench import capabilities, launch, shell, stage_files, sweeps
 from yeebench import scaling
-from yeebench.acceptance_check import AcceptanceMixin, last_line, run_sweep
+from yeebench.acceptance_check import AcceptanceMixin, last_line
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError
@@ -68,7 +66,6 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         self.modes = ["threads", "processes"]
         self.num_tasks = cores  # the allocation holds the largest process run
         self.num_tasks_per_node = cores
-        self.job.launcher = getlauncher("local")()  # the runs below launch themselves
         cmds = ([shell.words([self.mpicc, "-O2", "-fopenmp", "-o", "triad_mpi", "triad_mpi.c"])]
                 if self.program == "triad" else [])
         for mode in self.modes:
@@ -85,7 +82,7 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
                         run = (f"{shell.words([binary, '--bytes', self._bytes, '--repeats', self.triad_repeats])}"
                                f" > {out}")
                     cmds.append(" ".join(part for part in ("env", env, prefix, run) if part))
-        run_sweep(self, cmds)
+        sweeps.run_sweep(self, cmds)
 
     def _size_triad(self):
         """Arrays of LLC_FACTOR x the last-level cache (from the partition, or this node's sysfs)."""
@@ -106,8 +103,7 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         return max(self._fom_of(mode, n, r) for r in range(self.repeats))
 
     def _fom_of(self, mode, n, r):
-        with open(os.path.join(self.stagedir, f"{mode}_{n}_{r}.out")) as f:
-            text = f.read()
+        text = stage_files.read_stage_file(self, f"{mode}_{n}_{r}.out")
         if self.program == "triad":
             ranks, threads = (1, n) if mode == "threads" else (n, 1)
             return scaling.parse_triad(text, ranks, threads)

@@ -23,7 +23,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import launch, shell
+from yeebench import launch, scaling, shell
 from yeebench.backends import backend_traits
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import solver_backends
@@ -125,7 +125,8 @@ class FdtdBase(SolverMixin, YeebenchCheck):
         super().collect_foms()
         rate = self.read_report()['mcells_per_s']
         base = self.read_report(BASELINE_REPORT)['mcells_per_s'] if self.cores > 1 else rate
-        self.add_fom('parallel_efficiency', 100.0 * rate / (self.efficiency_cores() * base), '%', 'higher')
+        self.add_fom('parallel_efficiency', 100.0 * scaling.efficiency(rate, self.efficiency_cores(), base), '%',
+                     'higher')
         self.observations['layout'] = {'ranks': self.ranks, 'threads': self.threads, 'cores': self.cores,
                                        'baseline_mcells_per_s': base}
 

@@ -16,13 +16,12 @@
   HaloMessageSizes          Fig. 4: the `halo` probe over face sizes on 2 ranks (on 2 nodes where
                             the partition has them): halo_us_<bytes>B per exchange.
 """
-import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, sanity_function, variable
 
-from yeebench import comparisons, launch, sweeps
+from yeebench import comparisons, launch, stage_files, sweeps
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport
@@ -158,8 +157,7 @@ class HaloMessageSizes(YeebenchCheck):
         self.executable_opts = ['--sizes', self.sizes, '--dims', '2x1x1', '--output', self.output]
 
     def report(self):
-        with open(os.path.join(self.stagedir, self.output)) as fh:
-            return jsonreport.parse_probe(fh.read(), 'halo')
+        return jsonreport.parse_probe(stage_files.read_stage_file(self, self.output), 'halo')
 
     @sanity_function
     def assert_valid(self):

@@ -25,7 +25,7 @@ Each bound case's placement is checked from the solver's own report (every rank'
 
 import reframe as rfm
 
-from yeebench import comparisons, sweeps
+from yeebench import scaling, sweeps
 from yeebench.sweep_check import SMOKE_SWEEP, PlacedSweep
 
 @rfm.simple_test
@@ -58,7 +58,7 @@ class FdtdNodeScaling(PlacedSweep):
 
     def collect_sweep_foms(self):
         rates = {int(n.split('-')[1]): r['mcells_per_s'] for n, r in self.best.items()}
-        eff = comparisons.efficiency_against_smallest(rates)
+        eff = scaling.efficiency_against_smallest(rates)
         for n, value in eff.items():
             self.add_fom(f'efficiency_{n}_nodes', value, '%', 'higher')
         self.add_fom('efficiency_vs_fewest_nodes', eff[max(eff)], '%', 'higher')

@@ -10,11 +10,10 @@ import shlex
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, sanity_function, variable
-from reframe.core.backends import getlauncher
 
-from yeebench import shell
+from yeebench import shell, stage_files, sweeps
 from yeebench.checks.io import storage
-from yeebench.acceptance_check import AcceptanceMixin, last_line, python_command, run_sweep
+from yeebench.acceptance_check import AcceptanceMixin, last_line, python_command
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError
@@ -44,8 +43,7 @@ class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
     def plan(self):
         target = self.storage_dir or self.stagedir
         self._target = target
-        if self.tool in ("fio", "dd"):
-            self.job.launcher = getlauncher("local")()  # one process on the node, no MPI
+        # fio and dd: one process on the node, no MPI (run_sweep's local launcher).
         # Reads must come from the storage, not the page cache: O_DIRECT first; where the file
         # system refuses it, drop the file's pages and read only if none are left (pagecache.py).
         drop = f"{python_command('yeebench.checks.io.pagecache')} drop"
@@ -55,7 +53,7 @@ class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
             common = (f"{fio} --directory={shlex.quote(target)} --bs=1M --size={self.size_mib}M "
                       "--ioengine=psync --end_fsync=1 --output-format=json --name=yeebench-io")
             data = shlex.quote(os.path.join(target, "yeebench-io.0.0"))
-            run_sweep(self, [
+            sweeps.run_sweep(self, [
                 f"{common} --rw=write --output=fio_write.json",
                 f"if {common} --rw=read --direct=1 --output=fio_read.json 2> fio_read.err; then "
                 f"echo O_DIRECT > read_method.txt; else {drop} {data} > read_method.txt && "
@@ -63,7 +61,7 @@ class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
                 f"rm -f {shlex.quote(target)}/yeebench-io.*"])
         elif self.tool == "dd":
             path = shlex.quote(os.path.join(target, "yeebench-dd.bin"))
-            run_sweep(self, [
+            sweeps.run_sweep(self, [
                 f"LC_ALL=C dd if=/dev/zero of={path} bs=1M count={self.size_mib} conv=fsync 2> dd_write.txt",
                 f"if LC_ALL=C dd if={path} of=/dev/null bs=1M iflag=direct 2> dd_read.txt; then "
                 f"echo O_DIRECT > read_method.txt; else {drop} {path} > read_method.txt && "
@@ -93,8 +91,7 @@ class AcceptanceStorage(AcceptanceMixin, YeebenchCheck):
                              f"rm -rf {shlex.quote(out)}"]
 
     def _read(self, name):
-        with open(os.path.join(self.stagedir, name), errors="replace") as f:
-            return f.read()
+        return stage_files.read_stage_file(self, name)
 
     @sanity_function
     def validate(self):

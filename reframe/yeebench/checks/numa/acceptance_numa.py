@@ -4,16 +4,14 @@ Paper 003 found its cluster's problems (scaling collapse past 12 threads per
 node, RDMA failing beyond two nodes) only after acceptance; these checks put
 such metrics into acceptance.  See acceptance.py for the whole set.
 """
-import os
 import shlex
 
 import reframe as rfm
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
-from reframe.core.backends import getlauncher
 
-from yeebench import shell
+from yeebench import shell, stage_files, sweeps
 from yeebench.checks.numa import numa_costs
-from yeebench.acceptance_check import AcceptanceMixin, last_line, run_sweep
+from yeebench.acceptance_check import AcceptanceMixin, last_line
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import ParseError
@@ -42,7 +40,6 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
                                                          "no remote memory to measure")
         self.require_feature("numactl")
         numa_bw, numactl = self.probes.paths["numa-bw"], "numactl"  # numactl: on the nodes' PATH
-        self.job.launcher = getlauncher("local")()  # one process, placed by numactl
         self.nodes = topo.num_numa_nodes
         threads = max(1, topo.num_cores // self.nodes)
         cmds = [f"{numactl} --hardware > numactl.txt"]
@@ -51,19 +48,17 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
                 cmds.append(f"OMP_NUM_THREADS={threads} {numactl} --cpunodebind={i} --membind={j} "
                             + shell.words([numa_bw, *shlex.split(self.numa_bw_opts), "--threads", threads,
                                            "--expect-nodes", j, "--output", f"numa_{i}_{j}.json"]))
-        run_sweep(self, cmds)
+        sweeps.run_sweep(self, cmds)
 
     @sanity_function
     def validate(self):
         try:
-            with open(os.path.join(self.stagedir, "numactl.txt")) as f:
-                distances = parse_hardware(f.read())["distances"]
+            distances = parse_hardware(stage_files.read_stage_file(self, "numactl.txt"))["distances"]
             bw = []
             for i in range(self.nodes):
                 bw.append([])
                 for j in range(self.nodes):
-                    with open(os.path.join(self.stagedir, f"numa_{i}_{j}.json")) as f:
-                        report = parse_probe(f.read(), "numa-bw")
+                    report = parse_probe(stage_files.read_stage_file(self, f"numa_{i}_{j}.json"), "numa-bw")
                     if report.get("valid") is not True:
                         raise ParseError(f"numa-bw run cpu {i} / memory {j} is not valid")
                     bw[-1].append(numa_bw_triad(report))

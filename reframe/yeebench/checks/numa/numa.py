@@ -10,14 +10,13 @@ Where numactl is missing, or the kernel refuses the memory policy (a Docker cont
 CAP_SYS_NICE: `set_mempolicy: Operation not permitted`), the cases are still listed and skip with
 that reason; a policy refused on a remote node fails naming numactl's error, not a missing report.
 """
-import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.backends import getlauncher
 from reframe.core.builtins import fixture, parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import capabilities, launch, numa_policy, scaling, shell
+from yeebench import capabilities, launch, numa_policy, scaling, shell, stage_files
 from yeebench.numa_policy import POLICIES, numactl_failure  # noqa: F401 (the checks' API)
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
@@ -67,19 +66,14 @@ class NumaBase(YeebenchCheck):
 
     def numactl_error(self):
         '''numactl's own complaint in the job's stderr (the policy was refused on the node), or None.'''
-        try:
-            with open(os.path.join(self.stagedir, str(self.stderr))) as fh:
-                return numactl_failure(fh.read())
-        except OSError:
-            return None
+        return numactl_failure(stage_files.read_stage_file(self, self.stderr, ''))
 
     def assert_policy_applied(self):
         error = self.numactl_error()
         return sn.assert_false(error, f'numactl could not apply policy {self.policy}: {error}')
 
     def record_hardware(self):
-        with open(os.path.join(self.stagedir, self.hardware_file)) as fh:
-            hw = numactl.parse_hardware(fh.read())
+        hw = numactl.parse_hardware(stage_files.read_stage_file(self, self.hardware_file))
         self.observations['numa_distances'] = hw['distances']
         self.observations['numa_size_mb'] = {str(k): v for k, v in hw['size_mb'].items()}
         return hw
@@ -130,8 +124,7 @@ class NumaBandwidth(NumaBase):
         self.executable, self.executable_opts = cmd[0], cmd[1:]
 
     def report(self):
-        with open(os.path.join(self.stagedir, self.report_file)) as fh:
-            return jsonreport.parse_probe(fh.read(), 'numa-bw')
+        return jsonreport.parse_probe(stage_files.read_stage_file(self, self.report_file), 'numa-bw')
 
     @sanity_function
     def assert_valid(self):
