@@ -1,7 +1,6 @@
-"""Acceptance testing: what a site runs before it signs for a new cluster.
+"""The acceptance sign-off tool: `yeebench acceptance report` turns a run of the acceptance checks into
+the page a site signs (verdicts, availability, waivers).
 
-The ReFrame checks live in reframe/yeebench/checks/acceptance/acceptance.py; the logic they rely on
-(topology comparison, kernel-setting warnings, outlier detection, scaling
-knees, availability EL, the sign-off report) lives here so it can be unit
-tested on recorded data and used from the `yeebench acceptance` command.
+The checks live with their experiments under reframe/yeebench/checks/ (tag `acceptance`); what they
+compute is in the check library. This package reads their results through ReFrame's report only.
 """
