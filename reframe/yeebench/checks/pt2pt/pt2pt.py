@@ -105,20 +105,24 @@ class NetPIPEPt2Pt(Pt2PtBase):
         size = str(single_copy.PROBE_BYTES)
         return [self.executable, '-o', 'single-copy-probe.np', '-l', size, '-u', size, '-n', '2', '-p', '0']
 
+    def netpipe_curve(self, source='np.out'):
+        '''The run's curve from np.out, or from its progress lines (source='stderr').'''
+        name = 'np.out' if source == 'np.out' else str(self.stderr)
+        with open(os.path.join(self.stagedir, name)) as fh:
+            return netpipe.curve(fh.read(), source)
+
     @sanity_function
     def assert_complete(self):
-        rows = netpipe.parse_np_out(open(os.path.join(self.stagedir, 'np.out')).read())
-        progress = netpipe.parse_stderr(open(os.path.join(self.stagedir, str(self.stderr))).read())
+        curve, progress = self.netpipe_curve(), self.netpipe_curve('stderr')
         return sn.all([
             self.assert_no_mpi_errors(),
-            sn.assert_ge(rows[-1]['bytes'], self.max_size, 'NetPIPE stopped before the largest size'),
-            sn.assert_eq(len(rows), len(progress), 'np.out and the progress lines disagree'),
+            sn.assert_ge(curve.max_size, self.max_size, 'NetPIPE stopped before the largest size'),
+            sn.assert_eq(len(curve), len(progress), 'np.out and the progress lines disagree'),
         ])
 
     def collect_foms(self):
-        rows = netpipe.parse_np_out(open(os.path.join(self.stagedir, 'np.out')).read())
-        sizes = [r['bytes'] for r in rows]
-        self.add_curve_foms(sizes, [r['latency_us'] for r in rows], [r['bandwidth_MBs'] for r in rows])
+        curve = self.netpipe_curve()
+        self.add_curve_foms(curve.sizes, curve.latency_us, curve.bandwidth)
 
 
 @rfm.simple_test
