@@ -127,9 +127,9 @@ class NetPIPEPt2Pt(Pt2PtBase):
 
 @rfm.simple_test
 class OsuPt2Pt(Pt2PtBase):
-    '''OSU osu_latency / osu_bw / osu_bibw / osu_mbw_mr (from the partition's extras.osu).'''
+    '''The point-to-point OSU benchmarks of yeebench.osu.BENCHMARKS (from the partition's extras.osu).'''
 
-    benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw', 'osu_mbw_mr'])
+    benchmark = parameter(osu.names('pt2pt'))
 
     #: 'host' buffers, or 'device': CUDA device buffers on both ranks (OSU's -d cuda ... D D);
     #: device only on partitions with the gpu feature and with an OSU built with CUDA.
@@ -147,7 +147,7 @@ class OsuPt2Pt(Pt2PtBase):
     smoke_overrides = {'max_size': 64 * 1024, 'iterations': 200, 'warmup': 20}
 
     def is_smoke_case(self):
-        return self.benchmark == 'osu_latency' and self.transport == 'ob1-vader' and self.locality == 'intra'
+        return self.benchmark == osu.PINGPONG and self.transport == 'ob1-vader' and self.locality == 'intra'
 
     @run_after('init')
     def gpu_partitions_only(self):
@@ -163,6 +163,8 @@ class OsuPt2Pt(Pt2PtBase):
         iterations = self.iterations_for.get(self.benchmark, self.iterations)
         self.executable_opts = osu.options(self.max_size, iterations, self.warmup)
         if self.buffers == 'device':
+            self.skip_if(not osu.benchmark(self.benchmark).device_buffers,
+                         f'{self.benchmark} takes no CUDA device buffers (yeebench.osu.BENCHMARKS)')
             self.skip_if(not capabilities.osu_has_cuda(self.current_partition), capabilities.NO_OSU_CUDA)
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=True)
 
@@ -171,29 +173,25 @@ class OsuPt2Pt(Pt2PtBase):
 
     def single_copy_probe_argv(self):
         # a latency run of the same OSU build: one size, a few iterations (buffers on the host)
-        latency, _ = capabilities.osu_benchmark(self.current_partition, 'osu_latency')
+        latency, _ = capabilities.osu_benchmark(self.current_partition, osu.PINGPONG)
         size = single_copy.PROBE_BYTES
         return [latency or self.executable] + osu.options(size, 2, 1, min_size=size)
 
     @sanity_function
     def assert_table(self):
         table = self.table()
-        column = 'latency_us' if self.benchmark == 'osu_latency' else 'bandwidth_MBs'
-        sizes, _ = table.column(column)
+        sizes, _ = table.column(osu.benchmark(self.benchmark).column)
         return sn.all([self.assert_no_mpi_errors(),
                        sn.assert_gt(2 * max(sizes), self.max_size,
                                     f'OSU output stops before the largest size {self.max_size} B'),
                        sn.assert_false(table.validation_failed, 'OSU validation failed')])
 
-    PEAK_NAMES = {'osu_bw': 'peak_bw', 'osu_bibw': 'peak_bibw', 'osu_mbw_mr': 'peak_mbw'}
-
     def collect_foms(self):
-        table = self.table()
-        if self.benchmark == 'osu_latency':
-            sizes, lat = table.column('latency_us')
-            self.add_curve_foms(sizes, latency_us=lat)
+        table, entry = self.table(), osu.benchmark(self.benchmark)
+        sizes, values = table.column(entry.column)
+        if entry.column == 'latency_us':
+            self.add_curve_foms(sizes, latency_us=values)
             return
-        sizes, bw = table.column('bandwidth_MBs')
-        self.add_curve_foms(sizes, bandwidth=bw, peak_name=self.PEAK_NAMES[self.benchmark])
+        self.add_curve_foms(sizes, bandwidth=values, peak_name=entry.peak)
         if 'messages_per_s' in table.columns:
             self.add_fom('peak_msg_rate', max(table.column('messages_per_s')[1]), 'msg/s', 'higher')
