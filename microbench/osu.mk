@@ -12,8 +12,11 @@ OSU_RFM_DIR    := $(abspath $(BUILD)/reframe-osu)
 # the checks' default is 4 MiB), 1000 ping-pongs per size instead of OSU's 10000, and 20 windows
 # (OSU's own count above 8 KB) for the bandwidth benchmarks, 100 calls per size for collectives
 # (OSU: 1000 below 8 KB, 100 above; each is a barrier-separated call, costly on busy cores).
+# The per-benchmark counts are the short_iterations of yeebench.osu.BENCHMARKS, the suite's one
+# list of OSU benchmarks (read when test-osu runs, after the virtualenv exists).
+OSU_ITERATIONS_FOR = $(shell $(PY) -m yeebench.osu iterations-for)
 OSU_TEST_OPTS ?= -n '^OsuPt2Pt' -n '^OsuCollective' -S OsuPt2Pt.max_size=1048576 \
-                 -S OsuPt2Pt.iterations_for=osu_latency:1000,osu_bw:20,osu_bibw:20,osu_mbw_mr:20 \
+                 -S OsuPt2Pt.iterations_for=$(OSU_ITERATIONS_FOR) \
                  -S OsuCollective.iterations=100 -S OsuCollective.warmup=10
 
 BUILD_TARGETS += build-osu
@@ -33,6 +36,7 @@ build-osu:
 	else rm -f $(OSU_STATUS_DIR)/osu-build.why; fi
 
 test-osu: venv
+	@[ -n "$(OSU_ITERATIONS_FOR)" ] || { echo "test-osu: $(PY) -m yeebench.osu iterations-for printed nothing"; exit 1; }
 	YEEBENCH_PREFIX=$(PREFIX) YEEBENCH_RFM_DIR=$(OSU_RFM_DIR) $(VENV)/bin/reframe -C reframe/config/settings.py \
 	  -c reframe/yeebench/checks/pt2pt/pt2pt.py -c reframe/yeebench/checks/collectives/collectives.py --system local $(OSU_TEST_OPTS) \
 	  -r --report-file $(OSU_RFM_DIR)/report.json

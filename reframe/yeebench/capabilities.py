@@ -26,8 +26,8 @@ import shutil
 from yeebench import osu, tools
 from yeebench import scaling
 
-#: One benchmark per OSU folder: where it is found, its folder holds the others of its kind.
-OSU_KINDS = {'pt2pt': 'osu_latency', 'collective': 'osu_allreduce'}
+#: One benchmark per OSU folder (the table's first of each kind): its folder holds the others of its kind.
+OSU_KINDS = osu.probes()
 
 #: Programs a node runs from its PATH, declared as features of the same name.
 NODE_PROGRAMS = {'numactl': 'numactl', 'fio': 'fio'}

@@ -57,7 +57,7 @@ def interpolate(xs, ys, x):
         raise FitError(f'size {x:g} B is outside the measured sizes {pts[0][0]:g}..{pts[-1][0]:g} B')
     for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
         if x0 <= x <= x1:
-            if x1 == x0:
+            if x == x0 or x1 == x0:   # a measured size: its measured value, not exp(log(y))
                 return y0
             f = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0))
             return math.exp(math.log(y0) + f * (math.log(y1) - math.log(y0)))

@@ -9,16 +9,89 @@ Where a benchmark is taken from, first match wins:
      tarball, see microbench/osu/), prefix = YEEBENCH_PREFIX or the repository's build/install.
 When none has it, `locate` says which places it searched and why the suite's build is absent.
 Nothing here runs an OSU program: the launch host may lack the MPI runtime the benchmarks need.
+
+Which benchmarks the suite knows is one table, BENCHMARKS: the point-to-point and collective checks
+take their parameters and figure names from it, `locate` its folders, and `make test-osu` its
+iteration counts (`python -m yeebench.osu iterations-for`).  A new point-to-point benchmark is one entry.
 """
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from yeebench import spack_env
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-PT2PT = ('osu_latency', 'osu_bw', 'osu_bibw', 'osu_mbw_mr', 'osu_multi_lat', 'osu_latency_mt')
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One OSU program the suite knows."""
+    name: str                  # the program, e.g. 'osu_bw'
+    kind: str                  # 'pt2pt' or 'collective': the OSU folder it is installed in
+    column: str = 'latency_us'  # the output column its figures come from (yeebench.parsers.osu names)
+    peak: str = None           # bandwidth benchmarks: the peak figure's name (its large-message twin:
+    #                            yeebench.curve_foms.large_name, e.g. peak_bibw -> bibw_large)
+    checked: bool = True       # a parameter value of OsuPt2Pt / OsuCollective (False: only located)
+    device_buffers: bool = True  # takes CUDA device buffers (-d cuda; point-to-point adds D D)
+    short_iterations: int = None  # timed iterations in a short run (make test-osu): OSU's -i applies to
+    #                               every size, so a ping-pong wants many and a 64-message window few
+
+
+#: Every OSU benchmark the suite runs or locates, in parameter order.  The first of each kind is the
+#: one located to find that kind's folder (capabilities); a collective's case is its name without osu_.
+BENCHMARKS = (
+    Benchmark('osu_latency', 'pt2pt', short_iterations=1000),
+    Benchmark('osu_bw', 'pt2pt', 'bandwidth_MBs', 'peak_bw', short_iterations=20),
+    Benchmark('osu_bibw', 'pt2pt', 'bandwidth_MBs', 'peak_bibw', short_iterations=20),
+    Benchmark('osu_mbw_mr', 'pt2pt', 'bandwidth_MBs', 'peak_mbw', short_iterations=20),
+    Benchmark('osu_multi_lat', 'pt2pt', checked=False),
+    Benchmark('osu_latency_mt', 'pt2pt', checked=False),
+    Benchmark('osu_allreduce', 'collective'),
+    Benchmark('osu_bcast', 'collective'),
+    Benchmark('osu_alltoall', 'collective'),
+)
+
+#: The ping-pong: the single-copy probe, the collectives' alpha/beta, the smoke case.
+PINGPONG = 'osu_latency'
+
+COLLECTIVE_PREFIX = 'osu_'
+
+
+def benchmark(name):
+    """The table entry of `name`; KeyError for a benchmark the suite does not know."""
+    for entry in BENCHMARKS:
+        if entry.name == name:
+            return entry
+    raise KeyError(f'OSU benchmark {name!r} is not in yeebench.osu.BENCHMARKS')
+
+
+def names(kind, checked=True):
+    """Benchmarks of `kind` in table order (checked=True: those the checks run)."""
+    return [b.name for b in BENCHMARKS if b.kind == kind and (b.checked or not checked)]
+
+
+def collectives():
+    """The collectives OsuCollective sweeps, by short name ('allreduce' for osu_allreduce)."""
+    return [name[len(COLLECTIVE_PREFIX):] for name in names('collective')]
+
+
+def collective_benchmark(collective):
+    return COLLECTIVE_PREFIX + collective
+
+
+def probes():
+    """{kind: benchmark} located to find each kind's folder: the first entry of each kind."""
+    found = {}
+    for entry in BENCHMARKS:
+        found.setdefault(entry.kind, entry.name)
+    return found
+
+
+def iterations_for():
+    """The short run's timed iterations per benchmark, as OsuPt2Pt.iterations_for takes them."""
+    return ','.join(f'{b.name}:{b.short_iterations}' for b in BENCHMARKS if b.short_iterations)
 # Benchmark folders under an install prefix, a 5.x build tree and a 7.x build tree.
 _LAYOUTS = ('libexec/osu-micro-benchmarks/mpi/{kind}', 'libexec/osu-micro-benchmarks/mpi/{kind}/standard',
             'libexec/osu-micro-benchmarks/mpi/{kind}/blocking', 'mpi/{kind}', 'c/mpi/{kind}',
@@ -28,7 +101,7 @@ BUILD_STATUS_FILES = ('osu-build.failed', 'osu-build.skipped')
 
 
 def kind(benchmark):
-    return 'pt2pt' if benchmark in PT2PT else 'collective'
+    return 'pt2pt' if benchmark in names('pt2pt', checked=False) else 'collective'
 
 
 def _in_tree(root, benchmark):
@@ -130,3 +203,9 @@ def has_cuda(path):
 def device_buffer_options(opts, pt2pt):
     """`opts` for CUDA device buffers: -d cuda first; point-to-point adds D D (both ranks' buffers)."""
     return ['-d', 'cuda'] + list(opts) + (['D', 'D'] if pt2pt else [])
+
+
+if __name__ == '__main__':     # for make: python -m yeebench.osu iterations-for
+    if sys.argv[1:] != ['iterations-for']:
+        sys.exit('usage: python -m yeebench.osu iterations-for')
+    print(iterations_for())

@@ -6,7 +6,7 @@ import pytest
 
 from yeebench import fits
 from yeebench.checks.collectives import bounds as collective_bounds
-from yeebench.checks.pt2pt import foms as pt2pt_foms
+from yeebench import curve_foms
 from yeebench.parsers import ParseError, osu
 
 DATA = Path(__file__).parent / 'data' / 'osu'
@@ -48,12 +48,12 @@ def test_latency_1b_comes_from_the_chosen_datatype():
     text = (DATA / '7.4-osu_latency-T3.txt').read_text()
     char = osu.parse(text, datatype='MPI_CHAR')
     first_char = char.rows[0]
-    foms = {name: value for name, value, *_ in pt2pt_foms.curve_foms(*char.column('latency_us'))}
+    foms = {name: value for name, value, *_ in curve_foms.curve_foms(*char.column('latency_us'))}
     assert first_char['size'] == 1 and foms['latency_1B'] == pytest.approx(first_char['latency_us'])
     # MPI_INT's smallest message is one int (4 B): its block has no 1-byte latency to report
     ints = osu.parse(text, datatype='MPI_INT')
     assert ints.rows[0]['size'] == 4
-    assert 'latency_1B' not in {name for name, *_ in pt2pt_foms.curve_foms(*ints.column('latency_us'))}
+    assert 'latency_1B' not in {name for name, *_ in curve_foms.curve_foms(*ints.column('latency_us'))}
 
 
 # -- defect: the barrier layout (no Size column) was rejected -------------------------------------
@@ -96,7 +96,7 @@ def test_cuda_header():
 
 def test_no_latency_4kb_from_a_curve_that_stops_at_2kb():
     sizes = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
-    foms = {name: value for name, value, *_ in pt2pt_foms.curve_foms(sizes, [1.0 + n / 1000 for n in sizes])}
+    foms = {name: value for name, value, *_ in curve_foms.curve_foms(sizes, [1.0 + n / 1000 for n in sizes])}
     assert 'latency_4KB' not in foms and foms['latency_1B'] == pytest.approx(1.001)
     with pytest.raises(fits.FitError, match='outside the measured sizes'):
         fits.interpolate(sizes, sizes, 4096)

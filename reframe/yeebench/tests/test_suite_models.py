@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from yeebench import fits, launch, mpi, references, tools
-from yeebench.checks.pt2pt import foms as pt2pt_foms
+from yeebench import curve_foms
 from yeebench.parsers import netpipe, osu
 
 DATA = Path(__file__).parent / 'data'
@@ -109,7 +109,7 @@ def test_best_at_or_above():
 
 def _foms(*args, **kwargs):
     return {name: (value, unit, direction) for name, value, unit, direction in
-            pt2pt_foms.curve_foms(*args, **kwargs)}
+            curve_foms.curve_foms(*args, **kwargs)}
 
 
 def test_netpipe_foms_include_bw_large():

@@ -26,7 +26,7 @@ from yeebench.base import YeebenchCheck
 from yeebench.parsers import osu as osu_parser
 from yeebench.single_copy_check import SingleCopyDecided
 
-CASES = [(c, impl) for c in ('allreduce', 'bcast', 'alltoall') for impl in mpi.implementations(c)]
+CASES = [(c, impl) for c in osu.collectives() for impl in mpi.implementations(c)]
 
 def pingpong_file(i):
     return f'pingpong-{i}.txt'
@@ -75,7 +75,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
 
     @run_after('setup')
     def configure(self):
-        path, why = capabilities.osu_benchmark(self.current_partition, f'osu_{self.collective}')
+        path, why = capabilities.osu_benchmark(self.current_partition, osu.collective_benchmark(self.collective))
         self.skip_if(path is None, why)
         self.skip_if('openmpi' not in self.environ_features,
                      f'implementation {self.case[1]} is an Open MPI coll selection; environment '
@@ -88,8 +88,11 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
         self.observations['osu'] = {'path': path, 'origin': capabilities.osu_origin(self.current_partition)}
         self.executable = path
         self.executable_opts = osu.options(self.max_size, self.iterations, self.warmup)
-        self.pingpong, _ = capabilities.osu_benchmark(self.current_partition, 'osu_latency')
+        self.pingpong, _ = capabilities.osu_benchmark(self.current_partition, osu.PINGPONG)
         if self.buffers == 'device':
+            benchmark = osu.collective_benchmark(self.collective)
+            self.skip_if(not osu.benchmark(benchmark).device_buffers,
+                         f'{benchmark} takes no CUDA device buffers (yeebench.osu.BENCHMARKS)')
             self.skip_if(not capabilities.osu_has_cuda(self.current_partition), capabilities.NO_OSU_CUDA)
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=False)
         if self.pingpong:

@@ -21,7 +21,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, sanity_function, variable
 
 from yeebench import capabilities, launch, mpi, osu, single_copy
-from yeebench.checks.pt2pt import foms as pt2pt_foms
+from yeebench import curve_foms
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import netpipe, osu as osu_parser
 from yeebench.single_copy_check import SingleCopyDecided
@@ -74,7 +74,7 @@ class Pt2PtBase(SingleCopyDecided, YeebenchCheck):
 
     def add_curve_foms(self, sizes, latency_us=None, bandwidth=None, peak_name='peak_bw'):
         '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).'''
-        for name, value, unit, direction in pt2pt_foms.curve_foms(sizes, latency_us, bandwidth, peak_name,
+        for name, value, unit, direction in curve_foms.curve_foms(sizes, latency_us, bandwidth, peak_name,
                                                                   self.max_size):
             self.add_fom(name, value, unit, direction)
 
@@ -105,27 +105,31 @@ class NetPIPEPt2Pt(Pt2PtBase):
         size = str(single_copy.PROBE_BYTES)
         return [self.executable, '-o', 'single-copy-probe.np', '-l', size, '-u', size, '-n', '2', '-p', '0']
 
+    def netpipe_curve(self, source='np.out'):
+        '''The run's curve from np.out, or from its progress lines (source='stderr').'''
+        name = 'np.out' if source == 'np.out' else str(self.stderr)
+        with open(os.path.join(self.stagedir, name)) as fh:
+            return netpipe.curve(fh.read(), source)
+
     @sanity_function
     def assert_complete(self):
-        rows = netpipe.parse_np_out(open(os.path.join(self.stagedir, 'np.out')).read())
-        progress = netpipe.parse_stderr(open(os.path.join(self.stagedir, str(self.stderr))).read())
+        curve, progress = self.netpipe_curve(), self.netpipe_curve('stderr')
         return sn.all([
             self.assert_no_mpi_errors(),
-            sn.assert_ge(rows[-1]['bytes'], self.max_size, 'NetPIPE stopped before the largest size'),
-            sn.assert_eq(len(rows), len(progress), 'np.out and the progress lines disagree'),
+            sn.assert_ge(curve.max_size, self.max_size, 'NetPIPE stopped before the largest size'),
+            sn.assert_eq(len(curve), len(progress), 'np.out and the progress lines disagree'),
         ])
 
     def collect_foms(self):
-        rows = netpipe.parse_np_out(open(os.path.join(self.stagedir, 'np.out')).read())
-        sizes = [r['bytes'] for r in rows]
-        self.add_curve_foms(sizes, [r['latency_us'] for r in rows], [r['bandwidth_MBs'] for r in rows])
+        curve = self.netpipe_curve()
+        self.add_curve_foms(curve.sizes, curve.latency_us, curve.bandwidth)
 
 
 @rfm.simple_test
 class OsuPt2Pt(Pt2PtBase):
-    '''OSU osu_latency / osu_bw / osu_bibw / osu_mbw_mr (from the partition's extras.osu).'''
+    '''The point-to-point OSU benchmarks of yeebench.osu.BENCHMARKS (from the partition's extras.osu).'''
 
-    benchmark = parameter(['osu_latency', 'osu_bw', 'osu_bibw', 'osu_mbw_mr'])
+    benchmark = parameter(osu.names('pt2pt'))
 
     #: 'host' buffers, or 'device': CUDA device buffers on both ranks (OSU's -d cuda ... D D);
     #: device only on partitions with the gpu feature and with an OSU built with CUDA.
@@ -143,7 +147,7 @@ class OsuPt2Pt(Pt2PtBase):
     smoke_overrides = {'max_size': 64 * 1024, 'iterations': 200, 'warmup': 20}
 
     def is_smoke_case(self):
-        return self.benchmark == 'osu_latency' and self.transport == 'ob1-vader' and self.locality == 'intra'
+        return self.benchmark == osu.PINGPONG and self.transport == 'ob1-vader' and self.locality == 'intra'
 
     @run_after('init')
     def gpu_partitions_only(self):
@@ -159,6 +163,8 @@ class OsuPt2Pt(Pt2PtBase):
         iterations = self.iterations_for.get(self.benchmark, self.iterations)
         self.executable_opts = osu.options(self.max_size, iterations, self.warmup)
         if self.buffers == 'device':
+            self.skip_if(not osu.benchmark(self.benchmark).device_buffers,
+                         f'{self.benchmark} takes no CUDA device buffers (yeebench.osu.BENCHMARKS)')
             self.skip_if(not capabilities.osu_has_cuda(self.current_partition), capabilities.NO_OSU_CUDA)
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=True)
 
@@ -167,29 +173,25 @@ class OsuPt2Pt(Pt2PtBase):
 
     def single_copy_probe_argv(self):
         # a latency run of the same OSU build: one size, a few iterations (buffers on the host)
-        latency, _ = capabilities.osu_benchmark(self.current_partition, 'osu_latency')
+        latency, _ = capabilities.osu_benchmark(self.current_partition, osu.PINGPONG)
         size = single_copy.PROBE_BYTES
         return [latency or self.executable] + osu.options(size, 2, 1, min_size=size)
 
     @sanity_function
     def assert_table(self):
         table = self.table()
-        column = 'latency_us' if self.benchmark == 'osu_latency' else 'bandwidth_MBs'
-        sizes, _ = table.column(column)
+        sizes, _ = table.column(osu.benchmark(self.benchmark).column)
         return sn.all([self.assert_no_mpi_errors(),
                        sn.assert_gt(2 * max(sizes), self.max_size,
                                     f'OSU output stops before the largest size {self.max_size} B'),
                        sn.assert_false(table.validation_failed, 'OSU validation failed')])
 
-    PEAK_NAMES = {'osu_bw': 'peak_bw', 'osu_bibw': 'peak_bibw', 'osu_mbw_mr': 'peak_mbw'}
-
     def collect_foms(self):
-        table = self.table()
-        if self.benchmark == 'osu_latency':
-            sizes, lat = table.column('latency_us')
-            self.add_curve_foms(sizes, latency_us=lat)
+        table, entry = self.table(), osu.benchmark(self.benchmark)
+        sizes, values = table.column(entry.column)
+        if entry.column == 'latency_us':
+            self.add_curve_foms(sizes, latency_us=values)
             return
-        sizes, bw = table.column('bandwidth_MBs')
-        self.add_curve_foms(sizes, bandwidth=bw, peak_name=self.PEAK_NAMES[self.benchmark])
+        self.add_curve_foms(sizes, bandwidth=values, peak_name=entry.peak)
         if 'messages_per_s' in table.columns:
             self.add_fom('peak_msg_rate', max(table.column('messages_per_s')[1]), 'msg/s', 'higher')

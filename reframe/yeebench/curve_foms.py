@@ -47,3 +47,10 @@ def curve_foms(sizes, latency_us=None, bandwidth=None, peak_name='peak_bw', max_
 def large_name(peak_name):
     '''peak_bw -> bw_large, peak_bibw -> bibw_large.'''
     return peak_name[len('peak_'):] + '_large' if peak_name.startswith('peak_') else peak_name + '_large'
+
+
+def curve_values(curve, peak_name='peak_bw', max_size=None):
+    '''{name: value} of `curve_foms` for a measured curve with latency and bandwidth (a NetPIPE run:
+    yeebench.parsers.netpipe.Curve), for checks that report a few of the figures under their own names.'''
+    return {name: value for name, value, _, _ in
+            curve_foms(curve.sizes, curve.latency_us, curve.bandwidth, peak_name, max_size)}
