@@ -13,7 +13,6 @@ Skipped, with the places searched, where the partition has no OSU (yeebench.capa
 Ranks sharing a node first probe single-copy (CMA) inside the job and run with it on or off (the
 `single_copy` parameter of the figures, yeebench.single_copy); an MPI error line on stderr fails the case.
 """
-import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -25,6 +24,7 @@ from yeebench import launch, mpi, osu, shell, single_copy
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import osu as osu_parser
 from yeebench.single_copy_check import SingleCopyDecided
+from yeebench.stage_files import read_stage_file
 
 CASES = [(c, impl) for c in osu.collectives() for impl in mpi.implementations(c)]
 
@@ -118,8 +118,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
             self.prerun_cmds.append(f'{prefix} {shell.words([self.pingpong, *opts])} > {shell.quote(pingpong_file(i))}')
 
     def table(self, name=None):
-        with open(os.path.join(self.stagedir, name or str(self.stdout))) as fh:
-            return osu_parser.parse(fh.read())
+        return osu_parser.parse(read_stage_file(self, name or self.stdout))
 
     def measured_pingpong(self):
         if not self.pingpong:

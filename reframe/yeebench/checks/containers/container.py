@@ -45,6 +45,7 @@ from yeebench import launch, shell
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError, jsonreport, netpipe
+from yeebench.stage_files import read_stage_file
 
 #: Platforms that start one container per rank under the host launcher (hybrid model).
 HYBRID_PLATFORMS = ('Apptainer', 'Singularity', 'Sarus', 'Shifter')
@@ -183,9 +184,7 @@ class ContainerOrNativeRun(YeebenchCheck):
             raise SanityError(problem)
 
     def output_text(self):
-        with open(os.path.join(self.stagedir, str(self.stdout))) as out, \
-                open(os.path.join(self.stagedir, str(self.stderr))) as err:
-            return out.read(), err.read()
+        return read_stage_file(self, self.stdout), read_stage_file(self, self.stderr)
 
 
 class SolverRun(ContainerOrNativeRun):

@@ -13,11 +13,11 @@ directory, and `read()` turns those files into the case's verdict and provenance
     naming both versions (yeebench.apptainer.abi_problem is the rule).
 """
 import hashlib
-import os
 import shlex
 from typing import List, Optional
 
 from yeebench import apptainer, launch
+from yeebench.stage_files import read_stage_file
 
 MISSING = 'image-missing.txt'
 DOCKER_ID = 'image-id.txt'
@@ -114,11 +114,7 @@ class Findings:
         self.stagedir, self.image, self.hybrid = stagedir, image, hybrid_container_leg
 
     def _text(self, name: str) -> Optional[str]:
-        try:
-            with open(os.path.join(self.stagedir, name), errors='replace') as f:
-                return f.read()
-        except OSError:
-            return None
+        return read_stage_file(self.stagedir, name, default=None)
 
     def missing_reason(self) -> Optional[str]:
         text = self._text(MISSING)
@@ -144,11 +140,7 @@ class Findings:
         docker_id = (self._text(DOCKER_ID) or '').strip().removeprefix('sha256:')
         sif = (self._text(SIF_SHA256) or '').split()
         facts['image_sha256'] = docker_id or (sif[0] if sif else None)
-        try:
-            with open(os.path.join(self.stagedir, SPACK_LOCK), 'rb') as f:
-                lock = f.read()
-        except OSError:
-            lock = b''
+        lock = read_stage_file(self.stagedir, SPACK_LOCK, default=b'', binary=True)
         if lock:
             facts['image_spack_lock_sha256'] = hashlib.sha256(lock).hexdigest()
         if self.hybrid:

@@ -13,7 +13,6 @@ An intra-node pair over vader or UCX first probes single-copy (CMA) inside its j
 on or off (the `single_copy` parameter of its figures, yeebench.single_copy); an MPI error line on
 stderr fails the case.
 """
-import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -25,6 +24,7 @@ from yeebench import curve_foms
 from yeebench.base import YeebenchCheck
 from yeebench.parsers import netpipe, osu as osu_parser
 from yeebench.single_copy_check import SingleCopyDecided
+from yeebench.stage_files import read_stage_file
 
 
 class Pt2PtBase(SingleCopyDecided, YeebenchCheck):
@@ -108,8 +108,7 @@ class NetPIPEPt2Pt(Pt2PtBase):
     def netpipe_curve(self, source='np.out'):
         '''The run's curve from np.out, or from its progress lines (source='stderr').'''
         name = 'np.out' if source == 'np.out' else str(self.stderr)
-        with open(os.path.join(self.stagedir, name)) as fh:
-            return netpipe.curve(fh.read(), source)
+        return netpipe.curve(read_stage_file(self, name), source)
 
     @sanity_function
     def assert_complete(self):
@@ -169,7 +168,7 @@ class OsuPt2Pt(Pt2PtBase):
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=True)
 
     def table(self):
-        return osu_parser.parse(open(os.path.join(self.stagedir, str(self.stdout))).read())
+        return osu_parser.parse(read_stage_file(self, self.stdout))
 
     def single_copy_probe_argv(self):
         # a latency run of the same OSU build: one size, a few iterations (buffers on the host)
