@@ -22,11 +22,14 @@ from setuptools.command.sdist import sdist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _DATA = runpy.run_path(os.path.join(HERE, 'yeebench', 'package_data.py'))
-SHIPPED, SHIPPED_DIR, EXCLUDED = _DATA['SHIPPED'], _DATA['SHIPPED_DIR'], _DATA['EXCLUDED']
+SHIPPED, SHIPPED_DIR = _DATA['SHIPPED'], _DATA['SHIPPED_DIR']
 
 
 def _ignore(folder, names):
-    return {n for n in names if any(fnmatch.fnmatch(n, pattern) for pattern in EXCLUDED)}
+    def excluded(name):
+        patterns = _DATA['EXCLUDED_DIRS'] if os.path.isdir(os.path.join(folder, name)) else _DATA['EXCLUDED_FILES']
+        return any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+    return {n for n in names if excluded(n)}
 
 
 def _source(name):

@@ -22,9 +22,9 @@ SHIPPED = {
 #: The folder of the package that holds the copies.
 SHIPPED_DIR = '_shipped'
 
-#: Files and folders of SHIPPED trees that are not copied (build outputs, editor and VCS leftovers).
-EXCLUDED = ('build', 'build-*', '__pycache__', '*.pyc', '.git', '*.egg-info', 'CMakeUserPresets.json',
-            '.cache', '*.tmp', '.*.swp', '*~')
+#: Folders and files of SHIPPED trees that are not copied (build outputs, editor and VCS leftovers).
+EXCLUDED_DIRS = ('build', 'build-*', '__pycache__', '.git', '*.egg-info', '.cache')
+EXCLUDED_FILES = ('*.pyc', 'CMakeUserPresets.json', '*.tmp', '.*.swp', '*~')
 
 
 def package_dir():
