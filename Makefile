@@ -25,6 +25,7 @@ PYTEST_PATHS  :=
 -include microbench/microbench.mk
 -include microbench/osu.mk
 -include reframe/reframe.mk
+-include reframe/package.mk
 -include results/results.mk
 -include containers/containers.mk
 -include reframe/vcluster.mk
@@ -52,11 +53,11 @@ deps-test:
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: reframe/pyproject.toml
+$(VENV)/.installed: reframe/pyproject.toml reframe/constraints.txt
 	@command -v python3 >/dev/null || { echo "deps: python3 is missing (apt-get install python3 python3-venv)"; exit 2; }
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e 'reframe[test]'
+	$(VENV)/bin/pip install --quiet -c reframe/constraints.txt -e 'reframe[test]'
 	@touch $@
 
 build: deps-system $(BUILD_TARGETS)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the yeebench Docker image with the Docker (or Podman) engine you already have:
 #   containers/build-image.sh [IMAGE]            # default yeebench:latest; engine from $ENGINE (docker|podman)
-# Steps: a wheelhouse of the Python package and its pinned dependencies (pip, on this host), the build
+# Steps: a wheelhouse of the Python package and its dependencies (reframe/constraints.txt) (pip, on this host), the build
 # context (containers/build-context.sh), then `docker build -f containers/Dockerfile`.
 # Environment: ENGINE (docker), PY (python with pip; default .venv/bin/python), JOBS (2),
 # YEE_MARCH (empty = portable; `native` for an image that only runs on CPUs like this one),
@@ -23,14 +23,12 @@ command -v "$engine" > /dev/null || { echo "build-image: $engine not found (ENGI
          "or run containers/ci-build.sh, which starts a private one" >&2; exit 2; }
 mkdir -p "$out"
 
-# Wheelhouse: built from a copy so that no build/ or egg-info folder lands in the work tree.
+# Wheelhouse: the yeebench wheel (with the solver and probe sources, references and topology files it ships;
+# reframe/setup.py builds outside the work tree) and the exact versions of reframe/constraints.txt.
 wheels=$out/wheels
 rm -rf "$wheels" && mkdir -p "$wheels"
-pysrc=$(mktemp -d)
-trap 'rm -rf "$pysrc"' EXIT
-cp -r reframe/pyproject.toml reframe/yeebench "$pysrc"/
-[ -f reframe/README.md ] && cp reframe/README.md "$pysrc"/
-"$py" -m pip wheel --quiet --disable-pip-version-check -w "$wheels" "$pysrc" > "$out/pip-wheel.log" 2>&1 \
+"$py" -m pip wheel --quiet --disable-pip-version-check -c reframe/constraints.txt -w "$wheels" ./reframe \
+    > "$out/pip-wheel.log" 2>&1 \
     || { echo "build-image: pip wheel failed, see $out/pip-wheel.log" >&2; tail -5 "$out/pip-wheel.log" >&2; exit 1; }
 
 bash containers/build-context.sh "$wheels" ${OSU_TARBALL:+"$OSU_TARBALL"} > "$out/context.tar"

@@ -29,8 +29,10 @@ selftest() {
 
 smoke() {
     share=$prefix/share/reframe
-    if [ ! -f "$share/config/settings.py" ] || [ ! -d "$share/checks" ]; then
-        echo "yeebench-entrypoint: this image has no ReFrame configuration/checks under $share" >&2
+    # The checks of the installed yeebench package; an image that copied them into $share/checks works too.
+    checks=$(yeebench checks-dir 2> /dev/null) || checks=$share/checks
+    if [ ! -f "$share/config/settings.py" ] || [ ! -d "$checks" ]; then
+        echo "yeebench-entrypoint: this image has no ReFrame configuration/checks ($share/config/settings.py, $checks)" >&2
         exit 2
     fi
     rundir=${YEEBENCH_RUN_DIR:-$HOME/yeebench-run}
@@ -40,7 +42,7 @@ smoke() {
     # In a Spack-built image (SPACK_ENV set) every program comes from the environment's view.
     environ=
     [ -n "${SPACK_ENV:-}" ] && environ="-p spack"
-    exec reframe -C "$share/config/settings.py" -c "$share/checks" -R --system local --mode smoke $environ \
+    exec reframe -C "$share/config/settings.py" -c "$checks" -R --system local --mode smoke $environ \
         --prefix "$rundir" --report-file "$rundir/report.json" -r
 }
 

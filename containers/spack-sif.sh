@@ -81,9 +81,8 @@ fi
 log "$SPACK_ORIGIN${YEEBENCH_SPACK_MIRROR:+; source mirror $YEEBENCH_SPACK_MIRROR (checksums off)}"
 
 # --- 1. base root filesystem -------------------------------------------------------------------------
-pysrc=
 rootfs=$out/base-rootfs
-cleanup() { rm -rf "$rootfs" ${pysrc:+"$pysrc"}; }
+cleanup() { rm -rf "$rootfs"; }
 trap cleanup EXIT
 base_tar=$(bash containers/base-tarball.sh "$out/debootstrap.log") || exit 1   # it names the file and the step
 tar -tf "$base_tar" ./etc/debian_version > /dev/null 2>&1 || fail "$base_tar: not a root-filesystem tarball (no ./etc/debian_version); remove it to have it made again"
@@ -95,12 +94,11 @@ t_base=$(date +%s)
 handin=$out/handin
 mkdir -p "$handin"
 rm -rf "$handin/wheels" "$handin/spack.lock"
-pysrc=$(mktemp -d)
-cp -r reframe/pyproject.toml reframe/yeebench "$pysrc"/
 clingo=$("$py" -c 'import tomllib; deps = tomllib.load(open("reframe/pyproject.toml", "rb"))["project"]["optional-dependencies"]["test"]
 print(next(d for d in deps if d.startswith("clingo")))')
-log "wheels: yeebench, its pinned dependencies and $clingo (pip, log: $out/pip-wheel.log)"
-"$py" -m pip wheel --quiet --disable-pip-version-check -w "$handin/wheels" "$pysrc" "$clingo" > "$out/pip-wheel.log" 2>&1 \
+log "wheels: yeebench, its dependencies (reframe/constraints.txt) and $clingo (pip, log: $out/pip-wheel.log)"
+"$py" -m pip wheel --quiet --disable-pip-version-check -c reframe/constraints.txt -w "$handin/wheels" ./reframe "$clingo" \
+    > "$out/pip-wheel.log" 2>&1 \
     || { tail -5 "$out/pip-wheel.log"; fail "pip wheel failed, see $out/pip-wheel.log"; }
 if [ "$cold" = 1 ]; then
     rm -rf "$handin/buildcache"

@@ -22,11 +22,12 @@ from reframe.core.logging import getlogger
 
 from yeebench import launch, stage_files
 from yeebench.base import SmokeRun
+from yeebench.package_data import topology_dir
 
 #: Where a probe's failed build leaves its compiler's messages (build_on_node_or_explain).
 BUILD_ERRORS = "probe-build.err"
 
-TOPOLOGY_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "config", "topology")
+TOPOLOGY_DIR = str(topology_dir())  # the package's copy of reframe/config/topology
 
 
 class AcceptanceMixin(rfm.RegressionTestPlugin):

@@ -12,7 +12,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Tuple
 
-BACKENDS_DIR = Path(__file__).resolve().parents[2] / 'solver' / 'src' / 'backends'
+from yeebench.package_data import source_tree
+
+BACKENDS_DIR = source_tree('solver') / 'src' / 'backends'
 
 DEVICES = ('cpu', 'gpu')
 KERNELS = ('fused', 'split', 'wavefront')

@@ -3,7 +3,7 @@
 The fixture's build job (ReFrame's CMake build system, run on a node of the partition:
 `build_locally` is off) links every program into `<stage>/bin/`, taking the first of:
 $YEEBENCH_PREFIX/bin, the node's PATH (a container puts them there), else a CMake build of the
-repository's source folder into the stage directory (configured and built only when a program is
+source folder the package ships (yeebench.package_data) into the stage directory (configured and built only when a program is
 missing: the pre-build lines end the script when all were found).  Nothing is looked up on the launch host, so a login node without the
 MPI stack or with another CPU gives the same answer as the nodes.  In the `spack` environment the
 binaries come from the activated Spack environment's view only, and the fixture fails with the
@@ -19,7 +19,6 @@ failing the CPU checks.  Checks use
 """
 import os
 import shlex
-from pathlib import Path
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -29,8 +28,7 @@ from reframe.core.builtins import run_before, sanity_function, variable
 from yeebench import spack_env
 from yeebench.backends import BACKENDS_DIR, backend_traits, solver_backends  # noqa: F401 (importable here)
 from yeebench.base import SmokeRun
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from yeebench.package_data import source_tree
 
 
 def backend_program(backend):
@@ -103,7 +101,7 @@ class CMakeOrFoundBinaries(SmokeRun, rfm.CompileOnlyRegressionTest):
     #: Programs this fixture provides.
     programs = variable(typ.List[str])
 
-    #: CMake project folder, relative to the repository root.
+    #: CMake project the package ships (yeebench.package_data.source_tree): 'solver' or 'microbench'.
     source_subdir = variable(str)
 
     #: Extra CMake configure options.
@@ -135,7 +133,7 @@ class CMakeOrFoundBinaries(SmokeRun, rfm.CompileOnlyRegressionTest):
         optional = self.optional_programs()
         self.paths = {p: os.path.join(self.stagedir, 'bin', p) for p in list(self.programs) + list(optional)}
         self.prebuild_cmds, self.postbuild_cmds = setup_find_or_build(
-            self.build_system, self.programs, REPO_ROOT / self.source_subdir, self.cmake_options,
+            self.build_system, self.programs, source_tree(self.source_subdir), self.cmake_options,
             self.build_jobs, optional)
 
     def take_from_spack(self):

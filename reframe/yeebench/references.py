@@ -16,7 +16,9 @@ import json
 import os
 from pathlib import Path
 
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / 'config' / 'references'
+from yeebench import package_data
+
+DEFAULT_DIR = package_data.references_dir()   # the package's copy of reframe/config/references
 
 
 class ReferenceError(ValueError):

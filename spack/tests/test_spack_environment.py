@@ -26,7 +26,7 @@ def test_environment_has_the_suite_specs(env):
     for name in ('yee', 'yeebench-microbench', 'openmpi', 'ucx', 'osu-micro-benchmarks', 'hdf5',
                  'hwloc', 'numactl'):
         assert name in specs, f'spack.yaml lacks {name}'
-    # ReFrame comes from PyPI at the version reframe/pyproject.toml pins: the package release Spack
+    # ReFrame comes from PyPI at the version reframe/constraints.txt pins: the package release Spack
     # 1.1.0 uses (v2025.11.0) has ReFrame <= 4.7.3, without the plugin API the checks use.
     assert 'reframe' not in specs
     # OSU pinned: results name the benchmark version, and 7.4 is what offline mirrors carry here.

@@ -7,13 +7,12 @@ import socket
 import sys
 
 from yeebench.acceptance import availability, report, waivers
-from yeebench import kernel_settings
+from yeebench import kernel_settings, package_data
 from yeebench import node_topology as topology
 from yeebench.acceptance.fileio import write_atomic
 from yeebench.usage import UsageError
 
-DEFAULT_TOPOLOGY_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "config",
-                                                     "topology"))
+DEFAULT_TOPOLOGY_DIR = str(package_data.topology_dir())  # reframe/config/topology, or the installed copy
 
 
 def _date(text):

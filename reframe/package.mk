@@ -1,0 +1,16 @@
+# The yeebench package as a site installs it (reframe/test-package.sh):
+#   make test-package   sdist + wheel from the checkout (left as it was), installed with constraints.txt into
+#                       a fresh virtual environment outside the checkout; `yeebench checks-dir`, the shipped
+#                       sources, the checks listed with a minimal ReFrame-documentation-style configuration,
+#                       an FDTD smoke --dry-run from the installed package, and the oldest supported ReFrame
+# RFM_OLDEST is pyproject's lower bound of reframe-hpc (tests/test_package.py checks that they agree).
+RFM_OLDEST ?= 4.9.0
+PACKAGE_EXPECT_EQUAL ?= 0
+
+TEST_TARGETS += test-package
+
+.PHONY: test-package
+
+test-package: venv
+	PY=$(PY) OUT=$(BUILD)/package RFM_OLDEST=$(RFM_OLDEST) PACKAGE_EXPECT_EQUAL=$(PACKAGE_EXPECT_EQUAL) \
+	  bash reframe/test-package.sh
