@@ -62,13 +62,15 @@ class FdtdNodeScaling(PlacedSweep):
         facts = comparisons.hardware(self.node_topology, nodes)
         self.observations['hardware'] = facts
         self.cannot_differ = comparisons.cannot_differ('nodes', facts)
+        if self.cannot_differ:
+            comparisons.not_measured(self.observations, ['efficiency_vs_*_nodes'], self.cannot_differ)
         self.layouts = {}
         counts = sorted({n for n in (1, 2, 4, 8, 16, 32, 64, 128) if n < nodes} | {nodes})
         target = PAPER_BASELINE_NODES if nodes > PAPER_BASELINE_NODES else min(counts)
         cap = self.node_memory_cells()
         if not self.grid:
             per_node = min(PAPER_CELLS // PAPER_BASELINE_NODES, cap or PAPER_CELLS)
-            self.grid = max(16, round((per_node * target) ** (1 / 3)))
+            self.grid = max(16, int((per_node * target) ** (1 / 3)))   # rounded down: it must fit
         cells = self.grid ** 3
         fits = [n for n in counts if cap is None or cells / n <= cap]
         for n in set(counts) - set(fits):
@@ -83,9 +85,7 @@ class FdtdNodeScaling(PlacedSweep):
             f'{self.baseline_nodes} node(s): ' + ('the paper\'s baseline' if self.baseline_nodes == PAPER_BASELINE_NODES
                                                   else f'the smallest count the grid fits (the paper\'s {PAPER_BASELINE_NODES} '
                                                        f'needs a partition of {PAPER_BASELINE_NODES + 1} nodes or more)'))
-        if self.cannot_differ:
-            comparisons.not_measured(self.observations, ['efficiency_vs_*_nodes'], self.cannot_differ)
-        elif self.baseline_nodes != PAPER_BASELINE_NODES:
+        if not self.cannot_differ and self.baseline_nodes != PAPER_BASELINE_NODES:
             comparisons.not_measured(self.observations, [f'efficiency_vs_{PAPER_BASELINE_NODES}_nodes'],
                                      f'NOT MEASURED: the paper\'s baseline of {PAPER_BASELINE_NODES} nodes needs a '
                                      f'partition of {PAPER_BASELINE_NODES + 1} nodes or more that the grid fits; '
