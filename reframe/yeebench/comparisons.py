@@ -58,3 +58,34 @@ def ratio_foms(values, baseline, kind, prefix="over_"):
 def safe_name(case):
     """A FOM-name-safe spelling of a case: 'per-socket' -> 'per_socket', 'tuned:ring' -> 'tuned_ring'."""
     return "".join(c if c.isalnum() else "_" for c in str(case)).strip("_")
+
+
+#: What each of paper 000's comparisons needs to be able to differ at all (per node, or in all).
+NEEDS = {
+    "binding": ("sockets_per_node", 2, "one rank per socket and one rank per node are the same run"),
+    "numa": ("numa_nodes_per_node", 2, "a memory policy has no other NUMA node to place memory on"),
+    "nodes": ("nodes", 2, "a node count has nothing to scale against"),
+}
+#: How NEEDS' facts read in a reason.
+FACT_WORDS = {"sockets_per_node": "sockets per node", "numa_nodes_per_node": "NUMA nodes per node", "nodes": "nodes"}
+
+
+def hardware(topology, nodes):
+    """The facts NEEDS reads: {sockets_per_node, numa_nodes_per_node, nodes}."""
+    return {"sockets_per_node": topology.num_sockets, "numa_nodes_per_node": topology.num_numa_nodes,
+            "nodes": nodes}
+
+
+def cannot_differ(comparison, facts):
+    """Why `comparison` ('binding', 'numa', 'nodes') cannot differ with these hardware facts, or None."""
+    key, least, why = NEEDS[comparison]
+    have = facts.get(key)
+    if have is not None and have >= least:
+        return None
+    return f"NOT MEASURED: needs {least} {FACT_WORDS[key]} or more, this partition has {have}: {why}"
+
+
+def not_measured(observations, figures, reason):
+    """Record figures a check does not emit, each with the reason (`observations['not_measured']`,
+    kept by results ingest and listed by the report beside the skipped cases)."""
+    observations.setdefault("not_measured", {}).update({name: reason for name in figures})

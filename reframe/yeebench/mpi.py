@@ -51,5 +51,11 @@ def collective_env(collective, implementation):
 
 def implementations(collective):
     """Every implementation the collectives check sweeps for `collective`."""
-    return ['tuned'] + [f'tuned:{a}' for a in TUNED_ALGORITHMS.get(collective, {})] + ['han', 'basic']
+    return (['tuned'] + [f'tuned:{a}' for a in TUNED_ALGORITHMS.get(collective, {})] + ['han', 'basic']
+            + list(OPTIONAL_COMPONENTS))
+
+
+def has_component_test(component):
+    """Shell test, run on the compute node, that this Open MPI has coll/`component` (ompi_info)."""
+    return f"ompi_info --parsable 2>/dev/null | grep -q '^mca:coll:{component}:'"
 

@@ -37,6 +37,9 @@ class SolverSweep(SolverMixin, YeebenchCheck):
 
     tags = {'app', 'full'}
 
+    #: Fewer cases than this and the check skips (a comparison that records one case sets 1).
+    min_cases = 2
+
     def sweep_cases(self, nodes):
         '''Override: the list of sweeps.Case of this comparison on `nodes` nodes.'''
         raise NotImplementedError
@@ -68,7 +71,7 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         self.sweep_nodes = nodes
         self.skipped_cases = {}
         self.cases = self.sweep_cases(nodes)
-        self.skip_if(len(self.cases) < 2, 'fewer than two cases can run here, nothing to compare: '
+        self.skip_if(len(self.cases) < self.min_cases, 'fewer than two cases can run here, nothing to compare: '
                      + '; '.join(f'{k}: {v}' for k, v in self.skipped_cases.items()))
         cores = self.node_topology.num_cores
         # the allocation: every core of every node; each case line launches its own geometry

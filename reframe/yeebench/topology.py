@@ -6,10 +6,12 @@ belong to which socket / NUMA node. Detection order: hwloc (`lstopo-no-graphics
 --of xml`), then `lscpu -p`, then os.cpu_count() as one socket / one NUMA node.
 """
 import os
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from yeebench import simulated_hardware
 
@@ -230,3 +232,16 @@ def detect():
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') \
         else list(range(os.cpu_count() or 1))
     return Topology(sockets=[cpus], numa_nodes=[cpus], cores=[[c] for c in cpus], source='guess')
+
+
+def available_memory_bytes(meminfo='/proc/meminfo'):
+    """Memory available for new work (MemAvailable) on this host in bytes; None if unknown.
+    YEEBENCH_SIMULATE_HW=mem=... replaces it (yeebench.simulated_hardware)."""
+    simulated = simulated_hardware.get('mem')
+    if simulated:
+        return simulated
+    try:
+        match = re.search(r'^MemAvailable:\s+(\d+) kB$', Path(meminfo).read_text(), re.M)
+    except OSError:
+        return None
+    return int(match.group(1)) * 1024 if match else None

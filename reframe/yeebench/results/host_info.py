@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from yeebench import simulated_hardware
+from yeebench.topology import available_memory_bytes as topology_memory
 
 _TIMEOUT_S = 10
 
@@ -147,13 +148,6 @@ def _sysfs_llc_bytes(cpu_dir):
 
 
 def memory_bytes(meminfo="/proc/meminfo"):
-    """Memory available for new work (MemAvailable) in bytes; None if unknown.
-    YEEBENCH_SIMULATE_HW=mem=... replaces it (yeebench.simulated_hardware)."""
-    simulated = simulated_hardware.get("mem")
-    if simulated:
-        return simulated
-    try:
-        match = re.search(r"^MemAvailable:\s+(\d+) kB$", Path(meminfo).read_text(), re.M)
-    except OSError:
-        return None
-    return int(match.group(1)) * 1024 if match else None
+    """Memory available for new work (MemAvailable) in bytes; None if unknown (the check library's
+    reading, so a check and the recorded host facts agree)."""
+    return topology_memory(meminfo)

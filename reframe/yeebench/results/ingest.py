@@ -61,7 +61,8 @@ def _unmeasured(case):
     reason out of fail_reason; the checks keep it (and each sweep case left out) in `observations`."""
     seen = case.get("observations") if isinstance(case.get("observations"), dict) else {}
     parts = {}
-    for key, what in (("skipped_cases", "case {}"), ("not_extrapolated", "extrapolation {} ranks")):
+    for key, what in (("skipped_cases", "case {}"), ("not_extrapolated", "extrapolation {} ranks"),
+                      ("not_measured", "figure {}")):
         if isinstance(seen.get(key), dict):
             parts.update({what.format(k): str(v) for k, v in seen[key].items()})
     reason = seen.get("skip_reason") or case.get("acceptance_reason")

@@ -26,7 +26,10 @@ from pathlib import Path
 Published = namedtuple("Published", "value unit what")
 
 #: `ci`: why no CI stage selects the row's check (empty: one does; a unit test holds both ways).
-Experiment = namedtuple("Experiment", "paper item title status check params metric published how ci")
+#: `needs`: the hardware the figure needs to mean what the paper's does ({fact: least}, facts as
+#: yeebench.comparisons.hardware records them in a case's observations['hardware']); the report prints
+#: the published value only beside a case whose recorded hardware meets it.
+Experiment = namedtuple("Experiment", "paper item title status check params metric published how ci needs")
 
 #: What the report shows beside a measured row (see for_row).
 PaperFigure = namedtuple("PaperFigure", "paper item value unit what page anchor")
@@ -48,8 +51,15 @@ CI_FEW_CORES = ("CI has 2 cores (2 virtual nodes of 1 core on the virtual cluste
                 "its nodes cannot hold; CI runs its ranks=2 case, the same job at 2 processes")
 
 
-def _e(paper, item, title, status, check="", params=None, metric="", published=(), how="", ci=""):
-    return Experiment(paper, item, title, status, check, dict(params or {}), metric, tuple(published), how, ci)
+def _e(paper, item, title, status, check="", params=None, metric="", published=(), how="", ci="", needs=None):
+    return Experiment(paper, item, title, status, check, dict(params or {}), metric, tuple(published), how, ci,
+                      dict(needs or {}))
+
+
+#: Paper 000's comparisons: what each needs before it can differ at all (yeebench.comparisons.NEEDS).
+TWO_SOCKETS = {"sockets_per_node": 2}
+TWO_NUMA = {"numa_nodes_per_node": 2}
+FACT_WORDS = {"sockets_per_node": "sockets per node", "numa_nodes_per_node": "NUMA nodes per node", "nodes": "nodes"}
 
 
 P = Published
@@ -83,32 +93,46 @@ EXPERIMENTS = (
        how="one job: the three placements on the same nodes (all of the partition's), the same grid, steps "
            "and ranks x threads (threads fill each rank's socket or node), interleaved over rounds; each "
            "placement checked from the solver's report; every placement twice, by the launcher's --map-by and "
-           "by an Open MPI rankfile as the paper placed them (per_socket_rankfile_mcells_per_s, ...)"),
+           "by an Open MPI rankfile as the paper placed them (per_socket_rankfile_mcells_per_s, ...); at the "
+           "partition's node count only (-S nodes=N for another), the paper's curve over node counts is not swept; "
+           "with one socket per node (this machine, every virtual node) per socket and per node are the same run",
+       needs=TWO_SOCKETS),
     _e("000", "Fig. 6 (per node)", "binding: one rank per node", "like for like",
-       "FdtdBindingSweep", {}, "per_node_mcells_per_s", (P(4900, "Mcells/s", "18 nodes, one rank per node"),)),
+       "FdtdBindingSweep", {}, "per_node_mcells_per_s", (P(4900, "Mcells/s", "18 nodes, one rank per node"),),
+       needs=TWO_SOCKETS),
     _e("000", "Fig. 6 (per core)", "binding: one rank per core", "like for like",
        "FdtdBindingSweep", {}, "per_core_mcells_per_s", (P(2700, "Mcells/s", "18 nodes, one rank per core"),)),
     _e("000", "Fig. 6 (ratio)", "binding: per socket over per core", "like for like",
        "FdtdBindingSweep", {}, "per_socket_over_per_core",
        (P(5300 / 2700, "x", "per socket / per core, 18 nodes (5300/2700)"),),
-       how="per_node_over_per_core likewise (paper: 4900/2700 = 1.81)"),
+       how="per_node_over_per_core likewise (paper: 4900/2700 = 1.81)", needs=TWO_SOCKETS),
+    _e("000", "Fig. 6 (socket over node)", "binding: per socket over per node", "like for like",
+       "FdtdBindingSweep", {}, "per_socket_over_per_node",
+       (P(5300 / 4900, "x", "per socket / per node, 18 nodes (5300/4900)"),),
+       how="emitted only with 2 sockets per node or more; with one socket the two cases are the same run and the "
+           "check records per_socket_over_per_node (and its rankfile twin) NOT MEASURED with that reason",
+       needs=TWO_SOCKETS),
     _e("000", "Fig. 6 (rankfile ratio)", "binding by rankfile: per socket over per core", "like for like",
        "FdtdBindingSweep", {}, "per_socket_rankfile_over_per_core_rankfile",
        (P(5300 / 2700, "x", "per socket / per core, 18 nodes (5300/2700)"),),
        how="the paper's method: both placements from rankfiles (Open MPI mpirun only; left out with the reason "
-           "where the launcher takes no rankfile); <p>_rankfile_over_<p> compares each with its --map-by twin"),
+           "where the launcher takes no rankfile); <p>_rankfile_over_<p> compares each with its --map-by twin",
+       needs=TWO_SOCKETS),
     _e("000", "Fig. 7", "NUMA policy vs none: Mcells/s (3400 -> 5400 on 18 nodes, about 1.5x)", "like for like",
        "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_over_unpinned",
        (P(5400 / 3400, "x", "local memory policy over no policy, 18 nodes (5400/3400)"),),
        how="one job: `unpinned` (no binding, no policy: threads and their first-touch pages land where the "
            "scheduler puts them, the paper's baseline) against the same ranks x threads bound per socket under "
-           "numactl --localalloc and --interleave=all; same grid, steps and nodes"),
+           "numactl --localalloc and --interleave=all; same grid, steps and nodes; with one NUMA node (this "
+           "machine, every virtual node) a policy moves no memory: the check records <policy>_over_unpinned "
+           "NOT MEASURED with that reason and emits the cases' rates only",
+       needs=TWO_NUMA),
     _e("000", "Fig. 7 (with NUMA)", "NUMA policy: Mcells/s with local memory", "like for like",
        "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_mcells_per_s",
-       (P(5400, "Mcells/s", "18 nodes, numactl local memory"),)),
+       (P(5400, "Mcells/s", "18 nodes, numactl local memory"),), needs=TWO_NUMA),
     _e("000", "Fig. 7 (without)", "NUMA policy: Mcells/s without a policy", "like for like",
        "FdtdNumaSweep", {"placement": "per-socket"}, "unpinned_mcells_per_s",
-       (P(3400, "Mcells/s", "18 nodes, no NUMA policy"),)),
+       (P(3400, "Mcells/s", "18 nodes, no NUMA policy"),), needs=TWO_NUMA),
     _e("000", "Figs. 8-10", "reflector antenna fed by a dual-mode horn: geometry, return loss, directivity",
        "not reproducible",
        how="GEMS's antenna model (non-uniform 569x569x1144 mesh, TE11 horn excitation, far field) is not "
@@ -116,12 +140,18 @@ EXPERIMENTS = (
     _e("000", "Fig. 11", "binding x NUMA policy on 4 nodes (antenna model)", "instead",
        "FdtdNumaSweep", {"placement": "*"}, "localalloc_over_unpinned", (P(1.5, "x", "with NUMA over without, 4 nodes"),),
        how="the hollow PEC box instead of the antenna: every placement (per node, socket, core) as a parameter, "
-           "each comparing the memory policies in one job on all nodes"),
+           "each comparing the memory policies in one job on all nodes", needs=TWO_NUMA),
     _e("000", "Fig. 12", "18 vs 4 nodes: parallel efficiency about 90 % (2 h -> 23 min)", "instead",
-       "FdtdNodeScaling", {}, "efficiency_vs_fewest_nodes",
+       "FdtdNodeScaling", {}, "efficiency_vs_4_nodes",
        (P(90, "%", "18 nodes against 4 nodes, antenna model"),),
        how="the PEC box, rank per socket, on 1, 2, 4 ... all nodes in one job; efficiency_<n>_nodes against the "
-           "fewest nodes, as the paper takes 18 against 4 (its rounded times, 2 h and 23 min, would give 116 %)"),
+           "paper's baseline, 4 nodes (its rounded times, 2 h and 23 min, would give 116 %); a partition of 4 nodes "
+           "or fewer takes the smallest count the grid fits as baseline (efficiency_vs_<b>_nodes, no published "
+           "figure beside it) and records efficiency_vs_4_nodes NOT MEASURED; one node: its case only, efficiency "
+           "NOT MEASURED; grid: the paper's cells per node at its baseline (569 x 569 x 1144 / 4 = 9.26e7) on the "
+           "baseline's nodes, capped at a quarter of a node's available memory at 96 B per cell (the check records "
+           "the grid used; CI's smoke run takes 80^3)",
+       needs={"nodes": 5}),
     # ---------------------------------------------------------------- 001
     _e("001", "Fig. 1", "HDF5 write time vs N^3 for 1, 2, 4, 8 PEs, fitted (8 % fit error)", "like for like",
        "IoOutputPaper", {}, "hdf5_zlib_fit_rms_error",
@@ -176,11 +206,23 @@ EXPERIMENTS = (
        "FdtdMessageStats", {"ranks": "8"}, "halo_ms_per_step", (P(7.4, "ms", "8 processes"),),
        how="time in halo exchange per step on the slowest rank (pack, send, wait, unpack); also halo_messages_per_step, halo_us_per_message, run_seconds",
        ci=CI_FEW_CORES),
+    _e("002", "Table 1 (8 run time)", "run time, 8 processes", "instead",
+       "FdtdMessageStats", {"ranks": "8"}, "run_seconds", (P(3660, "s", "61 min, 8 processes, PIC code"),),
+       how="the solver's whole run (timers' total) on the same job as the bytes and latency; a fields-only PEC box "
+           "of 800 x 400 x 4 cells for the paper's 4000 x 2000 x 1 grid with particles: the times are not comparable, "
+           "their trend over processes is",
+       ci=CI_FEW_CORES),
     _e("002", "Table 1 (16 bytes)", "bytes per step, 16 processes", "instead",
        "FdtdMessageStats", {"ranks": "16"}, "halo_bytes_per_step", (P(194136, "B", "bytes per step, 16 processes"),),
        ci=CI_FEW_CORES),
     _e("002", "Table 1 (16 latency)", "total message latency per step, 16 processes", "instead",
        "FdtdMessageStats", {"ranks": "16"}, "halo_ms_per_step", (P(6.4, "ms", "16 processes"),),
+       ci=CI_FEW_CORES),
+    _e("002", "Table 1 (16 run time)", "run time, 16 processes", "instead",
+       "FdtdMessageStats", {"ranks": "16"}, "run_seconds", (P(1980, "s", "33 min, 16 processes, PIC code"),),
+       how="the solver's whole run (timers' total) on the same job as the bytes and latency; a fields-only PEC box "
+           "of 800 x 400 x 4 cells for the paper's 4000 x 2000 x 1 grid with particles: the times are not comparable, "
+           "their trend over processes is",
        ci=CI_FEW_CORES),
     _e("002", "Table 1 (64 bytes)", "bytes per step, 64 processes", "instead",
        "FdtdMessageStats", {"ranks": "64"}, "halo_bytes_per_step", (P(192436, "B", "bytes per step, 64 processes"),),
@@ -188,9 +230,17 @@ EXPERIMENTS = (
     _e("002", "Table 1 (64 latency)", "total message latency per step, 64 processes", "instead",
        "FdtdMessageStats", {"ranks": "64"}, "halo_ms_per_step", (P(4.5, "ms", "64 processes"),),
        ci=CI_FEW_CORES),
-    _e("002", "Fig. 4", "message size vs time", "instead",
-       "HaloMessageSizes", {}, "halo_us_*", (),
-       how="the `halo` probe: time per exchange over face sizes on 2 ranks (2 nodes where there are)"),
+    _e("002", "Table 1 (64 run time)", "run time, 64 processes", "instead",
+       "FdtdMessageStats", {"ranks": "64"}, "run_seconds", (P(600, "s", "10 min, 64 processes, PIC code"),),
+       how="the solver's whole run (timers' total) on the same job as the bytes and latency; a fields-only PEC box "
+           "of 800 x 400 x 4 cells for the paper's 4000 x 2000 x 1 grid with particles: the times are not comparable, "
+           "their trend over processes is",
+       ci=CI_FEW_CORES),
+    _e("002", "Fig. 4", "bytes exchanged per step over the simulated time", "not reproducible",
+       how="the curve's variation (192 to 188 kB) comes from macro-particles crossing sub-domains; yee has no "
+           "particles, so its bytes per step are the fixed field faces, one number per run (FdtdMessageStats "
+           "halo_bytes_per_step, Table 1's rows): there is no curve over time to draw. HaloMessageSizes measures "
+           "something else (exchange time against face size), not this figure"),
     _e("002", "PIC particles", "macro-particle push and particle messages", "not reproducible",
        how="yee solves the fields only; there is no particle code in the suite"),
     # ---------------------------------------------------------------- 003
@@ -229,7 +279,7 @@ EXPERIMENTS = (
     _e("003", "test 14", "IPv4 and IPv6 dual stack", "like for like",
        "AcceptanceIPStack", {}, "ipv6_available", how="IPv4 TCP over every interface a job uses; IPv6 reported"),
     _e("003", "test 15", "storage (Panasas) bandwidth, also from a VM", "instead",
-       "AcceptanceStorage", {"tool": "*"}, "write_gbs",
+       "AcceptanceStorage", {"tool": "*"}, "write_bandwidth",
        how="fio/dd/the solver's output into the job's file system; no Panasas, no VM"),
     _e("003", "test 16", "GPU performance (N-body)", "like for like",
        "AcceptanceGPU", {"kernel": "nbody"}, "", how="validated against a CPU sum; NOT MEASURED without a GPU"),
@@ -249,7 +299,7 @@ EXPERIMENTS = (
        "AcceptanceScaling", {"program": "*"}, "threads_over_processes",
        how="1, 2, 4 ... all cores, threads vs processes"),
     _e("003", "NUMA distances", "numactl distances 10/16/20: remote 60-100 % more costly", "like for like",
-       "AcceptanceNUMACosts", {}, "remote_cost",
+       "AcceptanceNUMACosts", {}, "remote_cost_max",
        (P(60, "%", "remote memory cost at distance 16"),),
        how="NOT MEASURED with one NUMA node"),
     _e("003", "RDMA", "RoCE failing beyond two nodes", "not reproducible",
@@ -268,7 +318,14 @@ EXPERIMENTS = (
            "where built; hcoll skipped where absent), speed over tuned"),
     _e("004", "Fig. 6", "Allreduce and Bcast time with vs without FCA (> 10 % less)", "instead",
        "OsuCollective", {"case": "allreduce:*"}, "latency_*",
-       how="OSU allreduce/bcast over sizes and process counts per coll implementation"),
+       how="OSU allreduce/bcast over sizes and process counts per coll implementation (tuned, its forced "
+           "algorithms, han, basic, ucc and hcoll: the last two skipped with the reason where ompi_info on the node "
+           "lists no such component); each but tuned also runs under tuned in the same job: "
+           "latency_<size>B_over_tuned; process counts, not node counts: the paper's axis (nodes) is not swept"),
+    _e("004", "Fig. 6 (over tuned)", "Allreduce time of an implementation over coll/tuned's", "instead",
+       "OsuCollective", {"case": "allreduce:*"}, "latency_*B_over_tuned",
+       how="time over tuned's at each size, same job and ranks (< 1: faster than tuned); the paper's FCA is "
+           "out of reach, UCC and HCOLL are its successors where the MPI has them"),
     _e("004", "MXM", "MXM point-to-point acceleration", "not reproducible",
        how="MXM was replaced by UCX; OsuPt2Pt's `transport=ucx` vs ob1 is the nearest comparison"),
 )
@@ -287,18 +344,24 @@ def page_path(paper):
     return f"{PAGES_DIR}/{paper}.md"
 
 
-def _matches(exp, row):
-    if not exp.check or not exp.metric or not exp.published:
+def needs_met(exp, hardware):
+    """Whether the recorded hardware of a case ({fact: count}) meets the row's needs (unknown: no)."""
+    return all(isinstance((hardware or {}).get(k), int) and hardware[k] >= v for k, v in exp.needs.items())
+
+
+def _matches(exp, row, hardware=None):
+    if not exp.check or not exp.metric or not exp.published or not needs_met(exp, hardware):
         return False
     if not fnmatch.fnmatchcase(row["check"], exp.check) or not fnmatch.fnmatchcase(row["metric"], exp.metric):
         return False
     return all(fnmatch.fnmatchcase(str(row["parameters"].get(k, "")), v) for k, v in exp.params.items())
 
 
-def for_row(row):
-    """The published figures of the experiments a result row measures, each with its page."""
+def for_row(row, hardware=None):
+    """The published figures of the experiments a result row measures, each with its page; a row that
+    needs hardware (sockets, NUMA nodes, nodes) only where `hardware`, the case's recorded facts, has it."""
     return [PaperFigure(exp.paper, exp.item, pub.value, pub.unit, pub.what, page_path(exp.paper), anchor(exp.item))
-            for exp in EXPERIMENTS if _matches(exp, row) for pub in exp.published]
+            for exp in EXPERIMENTS if _matches(exp, row, hardware) for pub in exp.published]
 
 
 def _fmt(value):
@@ -311,7 +374,9 @@ def _cell(text):
 
 def _how(exp):
     ci = f"not in CI: {exp.ci}" if exp.ci else ""
-    return "; ".join(t for t in (exp.how, ci) if t) or "-"
+    needs = ("needs " + " and ".join(f"{v} {FACT_WORDS[k]} or more" for k, v in exp.needs.items())
+             + " (else NOT MEASURED, no published figure beside it)") if exp.needs else ""
+    return "; ".join(t for t in (exp.how, needs, ci) if t) or "-"
 
 
 def render_table(paper):

@@ -96,7 +96,7 @@ def _summary(run, verdicts):
         own = verdicts.get(key, {}).get("verdict")
         others = [verdicts[k]["verdict"] for k, _ in groups if k in verdicts and k != key]
         counts = OrderedDict((v, others.count(v)) for v in VERDICT_ORDER if others.count(v))
-        papers = _published(groups)
+        papers = _published(groups, _hardware_by_testcase(run))
         lines.append({
             "check": check, "metric": metric,
             "case": _at_largest(key, cases, figures.key_scale(check)) if largest else _short_case(key[4], cases),
@@ -109,12 +109,24 @@ def _summary(run, verdicts):
     return lines
 
 
-def _published(groups):
+def _hardware_by_testcase(run):
+    """{testcase: the hardware facts its check recorded} (observations['hardware']), from the provenance."""
+    out = {}
+    for prov in run.provenances:
+        for case in (prov.get("observations") or {}).get("cases", []):
+            facts = case.get("facts") if isinstance(case, dict) else None
+            if isinstance(facts, dict) and isinstance(facts.get("hardware"), dict):
+                out[case.get("testcase")] = facts["hardware"]
+    return out
+
+
+def _published(groups, hardware=None):
     """Every published figure the check's rows measure, each beside this system's median for that case
-    (a comparison check records several: each placement's rate, their ratio)."""
+    (a comparison check records several: each placement's rate, their ratio); a figure that needs
+    hardware the case did not have (one socket, one NUMA node, one node) is never printed."""
     out, seen = [], set()
     for _, rows in groups:
-        for p in paper_figures.for_row(rows[0]):
+        for p in paper_figures.for_row(rows[0], (hardware or {}).get(rows[0].get("testcase"))):
             key = (p.paper, p.item, p.what, tuple(sorted(rows[0]["parameters"].items())))
             if key in seen:
                 continue

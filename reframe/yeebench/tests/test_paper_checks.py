@@ -88,6 +88,7 @@ def _binding_foms(rates):
 
     class Recorder:
         add_ratios = SolverSweep.add_ratios
+        cannot_differ = None   # 2 sockets per node: per socket and per node can differ
 
         def __init__(self):
             self.best, self.foms = {n: {'mcells_per_s': v} for n, v in rates.items()}, {}
@@ -106,12 +107,14 @@ def test_binding_sweep_ratios_per_method_and_between_methods():
     assert foms['per_socket_rankfile_over_per_core_rankfile'] == (1.8, 'x', 'higher')   # rankfile vs rankfile
     assert foms['per_core_rankfile_over_per_core'] == (1.111, 'x', 'higher')
     assert 'per_socket_rankfile_over_per_core' not in foms                            # never across methods
-    assert len(foms) == 2 + 2 + 3
+    assert foms['per_socket_over_per_node'] == (1.082, 'x', 'higher')                  # the paper's 5300 / 4900
+    assert 'per_socket_rankfile_over_per_node_rankfile' in foms
+    assert len(foms) == 2 + 2 + 3 + 2
 
 
 def test_binding_sweep_ratios_without_rankfile_cases():
     assert sorted(_binding_foms({'per-node': 49, 'per-socket': 53, 'per-core': 27})) == \
-        ['per_node_over_per_core', 'per_socket_over_per_core']
+        ['per_node_over_per_core', 'per_socket_over_per_core', 'per_socket_over_per_node']
 
 
 def test_io_sweep_keeps_each_cases_fastest_output_round():

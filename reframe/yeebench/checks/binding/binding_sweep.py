@@ -27,7 +27,7 @@ import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import variable
 
-from yeebench import launch
+from yeebench import comparisons, launch
 from yeebench.sweep_check import BINDINGS, SMOKE_SWEEP, PlacedSweep
 
 @rfm.simple_test
@@ -47,6 +47,8 @@ class FdtdBindingSweep(PlacedSweep):
         unknown = set(self.methods) - {'map-by', 'rankfile'}
         self.skip_if(unknown or not self.methods, f'methods must name map-by and/or rankfile, got {self.methods}')
         no_rankfile = launch.rankfile_unsupported(self, for_prefix=True)
+        self.observations['hardware'] = comparisons.hardware(self.node_topology, nodes)
+        self.cannot_differ = comparisons.cannot_differ('binding', self.observations['hardware'])
         self.layouts = {}
         cases = []
         for method in ('map-by', 'rankfile'):
@@ -60,6 +62,11 @@ class FdtdBindingSweep(PlacedSweep):
                 layout = self.resolved(kind, threads, nodes)
                 if layout is not None:
                     cases.append(self.layout_case(case, layout, rankfile=method == 'rankfile'))
+        if self.cannot_differ:   # decided before the run: the ratio is not emitted, the reason is recorded
+            names = {c.name for c in cases}
+            comparisons.not_measured(self.observations, [
+                f'per_socket{s.replace("-", "_")}_over_per_node{s.replace("-", "_")}' for s in ('', '-rankfile')
+                if {'per-socket' + s, 'per-node' + s} <= names], self.cannot_differ)
         return cases
 
     def collect_sweep_foms(self):
@@ -74,3 +81,10 @@ class FdtdBindingSweep(PlacedSweep):
             twin = name[:-len('-rankfile')]
             if twin in rates:
                 self.add_ratios({twin: rates[twin], name: rates[name]}, twin, 'rate')
+        # rank per socket over rank per node (the paper's 5300 / 4900): one socket per node makes them one run
+        for suffix in ('', '-rankfile'):
+            pair = {n: rates[n] for n in ('per-node' + suffix, 'per-socket' + suffix) if n in rates}
+            if len(pair) < 2:
+                continue
+            if not self.cannot_differ:   # else recorded NOT MEASURED when the cases were planned
+                self.add_ratios(pair, 'per-node' + suffix, 'rate')

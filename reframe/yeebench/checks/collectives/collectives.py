@@ -1,7 +1,11 @@
 """MPI collectives (paper 004): OSU osu_allreduce / osu_bcast / osu_alltoall.
 
 Swept over message sizes x process counts x Open MPI collective implementation:
-coll/tuned with its own decisions, tuned with forced algorithms, han, basic.
+coll/tuned with its own decisions, tuned with forced algorithms, han, basic, ucc and hcoll (the
+UCC and HCOLL components, successors of paper 004's FCA: where `ompi_info` on the compute node
+lists no such component the case is skipped with that reason, as FdtdCollectiveProfile does).
+Every implementation but `tuned` also runs the same benchmark under coll/tuned in the same job
+(TUNED_FILE) and records latency_<size>B_over_tuned (x, time over tuned's: < 1 is faster).
 FOMs per size: latency (us) and, for allreduce and alltoall, efficiency (%) against a lower
 bound of what OSU measures (mean over ranks of each rank's own call time), built from an
 osu_latency ping-pong repeated `pingpong_repeats` times in the same job; the model, its source
@@ -27,6 +31,12 @@ from yeebench.single_copy_check import SingleCopyDecided
 from yeebench.stage_files import read_stage_file
 
 CASES = [(c, impl) for c in osu.collectives() for impl in mpi.implementations(c)]
+
+#: The same benchmark under coll/tuned, in the same job, for the ratio to tuned.
+TUNED_FILE = 'tuned.txt'
+#: Written on the compute node when its Open MPI lacks the case's coll component (the reason).
+MISSING_FILE = 'coll-missing.txt'
+
 
 def pingpong_file(i):
     return f'pingpong-{i}.txt'
@@ -99,6 +109,22 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
             self.keep_files = [pingpong_file(i) for i in range(1, self.pingpong_repeats + 1)]
         self.single_copy_probed = self.partition_nodes == 1 or self.num_tasks_per_node >= 2
 
+    @run_before('run', always_last=True)
+    def tuned_twin_and_component_guard(self):
+        impl = self.case[1]
+        if impl != 'tuned':
+            tuned = mpi.collective_env(self.collective, 'tuned')
+            unset = [k for k in mpi.collective_env(self.collective, impl) if k not in tuned]
+            prefix = self.launch_prefix(self.num_tasks, list(self.job.launcher.options))
+            self.prerun_cmds.append(' '.join(['env', *(f'-u {k}' for k in unset),
+                                              *(f'{k}={shell.quote(v)}' for k, v in tuned.items()),
+                                              prefix, shell.words([self.executable, *self.executable_opts]),
+                                              '>', TUNED_FILE]))
+            self.keep_files = list(self.keep_files or []) + [TUNED_FILE]
+        if impl in mpi.OPTIONAL_COMPONENTS:   # first, before anything runs: no component, nothing to measure
+            self.prerun_cmds.insert(0, f"if ! {mpi.has_component_test(impl)}; then echo 'this Open MPI has no "
+                                       f"coll/{impl} component (ompi_info)' > {MISSING_FILE}; exit 0; fi")
+
     def single_copy_probe_argv(self):
         size = single_copy.PROBE_BYTES   # osu_latency, else the collective itself on 2 ranks (host buffers)
         return [self.pingpong or self.executable] + osu.options(size, 2, 1, min_size=size)
@@ -135,6 +161,9 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
 
     @sanity_function
     def assert_table(self):
+        missing = read_stage_file(self, MISSING_FILE, default=None)
+        if missing is not None:   # the node's MPI lacks the implementation (written by the job)
+            self.skip(missing.strip())
         sizes, lat = self.table().column('latency_us')
         over = [e for e in self.efficiencies() if e.beyond_noise]
         return sn.all([self.assert_no_mpi_errors(),
@@ -147,6 +176,11 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
         sizes, lat = self.table().column('latency_us')
         for size, t in zip(sizes, lat):
             self.add_fom(f'latency_{size}B', t, 'us', 'lower')
+        if self.case[1] != 'tuned':   # the same sizes under coll/tuned, same job and ranks
+            tuned = dict(zip(*self.table(TUNED_FILE).column('latency_us')))
+            for size, t in zip(sizes, lat):
+                if tuned.get(size, 0) > 0:
+                    self.add_fom(f'latency_{size}B_over_tuned', t / tuned[size], 'x', 'lower')
         pingpong = self.measured_pingpong()
         if pingpong is None:
             return

@@ -26,6 +26,7 @@ Each bound case's placement is checked from the solver's own report (every rank'
 import reframe as rfm
 from reframe.core.builtins import parameter
 
+from yeebench import comparisons
 from yeebench.sweep_check import BINDINGS, SMOKE_SWEEP, PlacedSweep, skip_file
 
 @rfm.simple_test
@@ -46,6 +47,8 @@ class FdtdNumaSweep(PlacedSweep):
     def sweep_cases(self, nodes):
         self.require_binding('the bound cases of a NUMA comparison')
         self.require_feature('numactl')
+        self.observations['hardware'] = comparisons.hardware(self.node_topology, nodes)
+        self.cannot_differ = comparisons.cannot_differ('numa', self.observations['hardware'])
         self.layouts = {}
         kind, threads = {b[0]: b[1:] for b in BINDINGS}[self.placement]
         layout = self.resolved(kind, threads, nodes)
@@ -54,6 +57,9 @@ class FdtdNumaSweep(PlacedSweep):
         for policy, args in self.policies.items():
             wrapper = ('numactl', *args) if args else ()
             cases.append(self.layout_case(policy, layout, wrapper=wrapper, bound=args is not None))
+        if self.cannot_differ:   # one NUMA node: a policy moves no memory, the ratio would measure binding only
+            comparisons.not_measured(self.observations, [f'{p}_over_unpinned' for p in self.policies
+                                                         if p != 'unpinned'], self.cannot_differ)
         return cases
 
     def guarded(self, case, line):
@@ -66,5 +72,5 @@ class FdtdNumaSweep(PlacedSweep):
 
     def collect_sweep_foms(self):
         rates = {n: r['mcells_per_s'] for n, r in self.best.items()}
-        if 'unpinned' in rates:
+        if 'unpinned' in rates and not self.cannot_differ:   # else NOT MEASURED, recorded at planning
             self.add_ratios(rates, 'unpinned', 'rate')

@@ -29,8 +29,9 @@ def ingested(tmp_path, report=REPORT_A):
 
 
 def synthetic_run(tmp_path, name, values_by_metric, system="synth", check="SynthCheck", params=None,
-                  directions=None, units=None, provenance_from=None):
-    """Write a run directory whose rows hold the given repeats per metric; returns its path."""
+                  directions=None, units=None, provenance_from=None, hardware=None):
+    """Write a run directory whose rows hold the given repeats per metric; returns its path.
+    hardware: the facts the check recorded (observations['hardware']) for its one test case."""
     rows = []
     for metric, values in values_by_metric.items():
         for repeat, value in enumerate(values):
@@ -40,10 +41,12 @@ def synthetic_run(tmp_path, name, values_by_metric, system="synth", check="Synth
                 "environ": "builtin", "check": check, "parameters": dict(params or {"threads": 1}),
                 "metric": metric, "value": float(value), "unit": (units or {}).get(metric, "s"),
                 "direction": (directions or {}).get(metric, "lower"), "direction_source": "declared",
-                "repeat": repeat, "status": "pass",
+                "repeat": repeat, "status": "pass", **({"testcase": check} if hardware else {}),
             })
     prov = copy.deepcopy(provenance_from) if provenance_from else minimal_provenance(name, system, len(rows))
     prov["run_id"] = name
+    if hardware:
+        prov["observations"] = {"source": "report", "cases": [{"testcase": check, "facts": {"hardware": hardware}}]}
     return store.write_run(tmp_path / "results" / system / name, rows, prov, json.dumps({"synthetic": True}))
 
 

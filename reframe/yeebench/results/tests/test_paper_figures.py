@@ -94,7 +94,7 @@ def test_every_table_and_figure_of_the_papers_has_a_row():
 
 
 def test_for_row_gives_the_published_value_and_its_page():
-    row = {"check": "FdtdBindingSweep", "metric": "per_core_mcells_per_s", "parameters": {}}
+    row = {"check": "FdtdBindingSweep", "metric": "per_core_mcells_per_s", "parameters": {}}   # needs nothing
     (fig,) = pf.for_row(row)
     assert (fig.paper, fig.value, fig.unit, fig.page, fig.anchor) == (
         "000", 2700, "Mcells/s", "reframe/papers/000.md", "fig-6-per-core")
@@ -115,14 +115,34 @@ def test_report_links_the_published_figure_to_its_page(tmp_path):
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert '<a href="reframe/papers/000.md#fig-7-with-numa">paper 000, Fig. 7 (with NUMA)</a>: <b>5400</b>' not in text
-    run = synthetic_run(tmp_path, "r2", {"localalloc_mcells_per_s": [2000, 2100]}, check="FdtdNumaSweep",
-                        params={"placement": "per-socket"}, directions={"localalloc_mcells_per_s": "higher"},
-                        units={"localalloc_mcells_per_s": "Mcells/s"})
-    proc = run_cli("results", "report", run, "-o", out)
-    assert proc.returncode == 0, proc.stderr
-    text = out.read_text()
-    assert '<a href="reframe/papers/000.md#fig-7-with-numa">paper 000, Fig. 7 (with NUMA)</a>: <b>5400</b>' in text
-    assert "here localalloc_mcells_per_s <b>2050</b> Mcells/s" in text
+    link = '<a href="reframe/papers/000.md#fig-7-with-numa">paper 000, Fig. 7 (with NUMA)</a>: <b>5400</b>'
+    two_numa = {"sockets_per_node": 2, "numa_nodes_per_node": 2, "nodes": 1}
+    for name, hardware, shown in (("r2", two_numa, True), ("r3", dict(two_numa, numa_nodes_per_node=1), False),
+                                  ("r4", None, False)):
+        # Fig. 7 needs 2 NUMA nodes: with one (or no record of the hardware) the published value is never shown
+        run = synthetic_run(tmp_path, name, {"localalloc_mcells_per_s": [2000, 2100]}, check="FdtdNumaSweep",
+                            params={"placement": "per-socket"}, directions={"localalloc_mcells_per_s": "higher"},
+                            units={"localalloc_mcells_per_s": "Mcells/s"}, hardware=hardware)
+        proc = run_cli("results", "report", run, "-o", out)
+        assert proc.returncode == 0, proc.stderr
+        text = out.read_text()
+        assert (link in text) is shown, name
+        assert ("5400" in text) is shown, name
+        if shown:
+            assert "here localalloc_mcells_per_s <b>2050</b> Mcells/s" in text
+
+
+def test_a_comparison_that_cannot_differ_has_no_published_figure():
+    one = {"sockets_per_node": 1, "numa_nodes_per_node": 1, "nodes": 1}
+    two = {"sockets_per_node": 2, "numa_nodes_per_node": 2, "nodes": 18}
+    for check, metric in (("FdtdBindingSweep", "per_socket_mcells_per_s"), ("FdtdBindingSweep", "per_socket_over_per_node"),
+                          ("FdtdBindingSweep", "per_node_mcells_per_s"), ("FdtdNumaSweep", "localalloc_over_unpinned"),
+                          ("FdtdNodeScaling", "efficiency_vs_4_nodes")):
+        row = {"check": check, "metric": metric, "parameters": {"placement": "per-socket"}}
+        assert pf.for_row(row, one) == [] and pf.for_row(row) == [], (check, metric)
+        assert pf.for_row(row, two), (check, metric)
+    every_row_with_needs_states_them = [e for e in pf.EXPERIMENTS if e.needs and "or more" not in pf._how(e)]
+    assert not every_row_with_needs_states_them
 
 
 def test_every_named_check_exists_in_the_check_files():
