@@ -67,7 +67,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
     @run_after('init')
     def gpu_partitions_only(self):
         if self.buffers == 'device':
-            self.valid_systems = ['+mpi +gpu']
+            self.valid_systems = ['+gpu']
 
     @property
     def collective(self):
@@ -77,9 +77,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
     def configure(self):
         path, why = capabilities.osu_benchmark(self.current_partition, f'osu_{self.collective}')
         self.skip_if(path is None, why)
-        self.skip_if('openmpi' not in self.environ_features,
-                     f'implementation {self.case[1]} is an Open MPI coll selection; environment '
-                     f'{self.current_environ.name} does not have the openmpi feature')
+        self.require_openmpi(f'implementation {self.case[1]}')
         available = self.node_topology.num_cores * self.partition_nodes
         self.skip_if(self.num_procs > available,
                      f'{self.num_procs} processes need {self.num_procs} cores, partition has {available}')
@@ -90,6 +88,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
         self.executable_opts = osu.options(self.max_size, self.iterations, self.warmup)
         self.pingpong, _ = capabilities.osu_benchmark(self.current_partition, 'osu_latency')
         if self.buffers == 'device':
+            self.require_gpus(self.num_tasks_per_node or 1)
             self.skip_if(not capabilities.osu_has_cuda(self.current_partition), capabilities.NO_OSU_CUDA)
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=False)
         if self.pingpong:

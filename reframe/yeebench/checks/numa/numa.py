@@ -49,9 +49,7 @@ class NumaBase(YeebenchCheck):
 
     @run_after('setup')
     def check_policy(self):
-        self.skip_if('numactl' not in self.current_partition.features,
-                     f'numactl is not available on {self.current_partition.fullname} '
-                     f'(apt-get install numactl)')
+        self.require_feature('numactl')
         topology = self.node_topology
         self.skip_if(self.policy == 'remote' and topology.num_numa_nodes < 2,
                      f'remote memory needs >= 2 NUMA nodes, this node has {topology.num_numa_nodes}')

@@ -64,6 +64,13 @@ class VclusterNetPIPE(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
         self.executable_opts = ['-o', 'np.out', '-u', str(self.max_size), '-n', str(self.repeats), '-p', '0']
 
     @run_after('setup')
+    def virtual_cluster_only(self):
+        # `-S valid_systems=...` lets this check onto any partition: it measures the virtual cluster's links
+        self.skip_if('vcluster' not in self.current_partition.features,
+                     f'runs only on the virtual cluster (yeebench vcluster up, --system vcluster): partition '
+                     f"{self.current_partition.fullname} is not one (no 'vcluster' feature)")
+
+    @run_after('setup')
     def one_rank_per_node(self):
         if self.locality == 'inter':
             launch.apply_one_per_node(self)
