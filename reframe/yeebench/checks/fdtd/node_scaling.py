@@ -41,8 +41,8 @@ class FdtdNodeScaling(PlacedSweep):
         return True   # skips at once on one node; the virtual cluster's smoke run measures it
 
     def sweep_cases(self, nodes):
-        self.skip_if(nodes < 2, f'node scaling needs 2 nodes or more; {self.current_partition.fullname} '
-                                f'has {self.partition_nodes} (the virtual cluster in CI has 3)')
+        self.skip_if(nodes < 2, 'node scaling needs 2 nodes or more: '
+                                + (self.too_few_nodes(2) or f'nodes={nodes}') + ' (the virtual cluster in CI has 3)')
         self.layouts = {}
         counts = sorted({n for n in (1, 2, 4, 8, 16, 32, 64, 128) if n < nodes} | {nodes})
         cases = []

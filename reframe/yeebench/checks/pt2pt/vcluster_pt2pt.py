@@ -49,7 +49,7 @@ class VclusterNetPIPE(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
     perf_directions = {'latency_1B': 'lower', 'bw_peak': 'higher', 'bw_large': 'higher'}
 
     valid_systems = ['vcluster']
-    valid_prog_environs = ['+mpi']
+    valid_prog_environs = ['*']
     executable = 'NPopenmpi'
     num_tasks = 2
     time_limit = '5m'
