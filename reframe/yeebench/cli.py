@@ -14,13 +14,14 @@ SUBCOMMANDS = (
     "yeebench.results.cli",
     "yeebench.vcluster.cli",
     "yeebench.acceptance.cli",
+    "yeebench.siteconfig.cli",
 )
 
 
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="yeebench",
-        description="yeebench: HPC benchmark suite tools (results, virtual cluster, acceptance).",
+        description="yeebench: HPC benchmark suite tools (results, virtual cluster, acceptance, site configuration).",
     )
     parser.add_argument("--version", action="version", version=f"yeebench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -146,7 +146,8 @@ def _cycle_in(group, graph):
 
 #: The tools: they read what the checks wrote (ReFrame's report and results database) and may import
 #: the check library; no check and no check-library module imports them.
-TOOLS = ('yeebench.results', 'yeebench.vcluster', 'yeebench.acceptance', 'yeebench.cli', 'yeebench.__main__')
+TOOLS = ('yeebench.results', 'yeebench.vcluster', 'yeebench.acceptance', 'yeebench.siteconfig', 'yeebench.cli',
+         'yeebench.__main__')
 CHECKS = 'yeebench.checks'
 
 
