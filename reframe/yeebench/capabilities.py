@@ -27,7 +27,7 @@ import functools
 import os
 import shutil
 
-from yeebench import osu, tools
+from yeebench import numa_policy, osu, tools
 from yeebench import scaling
 
 #: One benchmark per OSU folder: where it is found, its folder holds the others of its kind.
@@ -121,9 +121,17 @@ def partition_features(partition):
     return set(partition.features) | set(_discovered(partition)[0])
 
 
+@functools.lru_cache(maxsize=None)
+def _refused(path):
+    return numa_policy.refused_here()
+
+
 def partition_extras(partition):
-    '''The partition's extras; where it declares no capabilities and runs here, what detect() finds fills in.'''
-    found = _discovered(partition)[1]
+    '''The partition's extras; on a `local`-scheduler partition what it does not declare is filled in from
+    this machine: detect() where it declares no capabilities, the memory policies numactl is refused.'''
+    found = dict(_discovered(partition)[1])
+    if launch_host_is_node(partition) and 'numa_policy_refused' not in partition.extras:
+        found['numa_policy_refused'] = _refused(os.environ.get('PATH'))
     return {**found, **partition.extras} if found else partition.extras
 
 

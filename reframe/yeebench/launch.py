@@ -83,7 +83,8 @@ def rankfile_unsupported(test, for_prefix=False):
     name = partition_launcher(test) if for_prefix else job_launcher(test)
     if family(name) == 'mpirun':
         return None
-    return f'rankfiles are an Open MPI mpirun feature; this partition launches with {name}'
+    return (f'rankfiles are an Open MPI mpirun feature; this partition launches with {name} '
+            f'(launcher mpirun or mpiexec runs this case)')
 
 
 # -- options ---------------------------------------------------------------------------------------

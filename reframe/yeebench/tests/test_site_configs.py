@@ -156,3 +156,19 @@ def test_the_virtual_cluster_check_skips_elsewhere_when_forced_in(tmp_path):
                       '--dry-run', tmp_path=tmp_path)
     found = assert_run_or_skipped_with_a_reason(rc, out)
     assert found and all(c[0] == 'SKIP' and 'runs only on the virtual cluster' in c[3] for c in found), out
+
+
+def test_the_topology_is_detected_once_per_process_and_simulated_setting(monkeypatch):
+    from yeebench import simulated_hardware, topology
+    calls = []
+    real = topology._detect
+    monkeypatch.setattr(topology, '_detect', lambda: calls.append(1) or real())
+    monkeypatch.setattr(topology, '_DETECTED', {})
+    monkeypatch.delenv(simulated_hardware.ENV, raising=False)
+    first = topology.detect()
+    first.cores.append([999])                 # a caller's change does not reach the next caller
+    assert topology.detect().cores[-1] != [999] and len(calls) == 1
+    monkeypatch.setenv(simulated_hardware.ENV, 'cores=4,numa=2')
+    assert topology.detect().num_numa_nodes == 2 and len(calls) == 2
+    topology.detect()
+    assert len(calls) == 2

@@ -56,8 +56,8 @@ class NumaBase(YeebenchCheck):
         self.node0_cores = [c for c in topology.cores if set(c) <= set(topology.numa_nodes[0])]
         self.prerun_cmds.append(f'numactl --hardware > {shell.quote(self.hardware_file)}')
         # which policies the nodes' kernel refuses: declared by the system file (`local` probes it
-        # when the configuration loads, there the launch host is the node)
-        refused = self.current_partition.extras.get('numa_policy_refused', {}).get(self.policy)
+        # when the configuration loads; any partition with the local scheduler is probed here)
+        refused = capabilities.partition_extras(self.current_partition).get('numa_policy_refused', {}).get(self.policy)
         self.skip_if(refused, f'the memory policy cannot be set here: {refused}')
 
     def numactl_prefix(self):
