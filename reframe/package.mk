@@ -5,7 +5,7 @@
 #                       an FDTD smoke --dry-run from the installed package, and the oldest supported ReFrame
 # RFM_OLDEST is pyproject's lower bound of reframe-hpc (tests/test_package.py checks that they agree).
 RFM_OLDEST ?= 4.9.0
-PACKAGE_EXPECT_EQUAL ?= 0
+PACKAGE_EXPECT_EQUAL ?= 1
 
 TEST_TARGETS += test-package
 

@@ -180,8 +180,11 @@ def gpu_present(partition):
     (the `local` system detects its GPUs when the configuration loads, there the host is the node)."""
     if "gpu" in getattr(partition, "features", []):
         return True, "partition has the 'gpu' feature"
+    if hasattr(partition, "select_devices") and partition.select_devices("gpu"):
+        return True, "partition declares gpu devices"
     name = getattr(partition, "fullname", "this partition")
-    return False, f"no GPU: partition {name} has no 'gpu' feature"
+    return False, (f"no GPU: partition {name} declares none: add 'gpu' to its features and "
+                   f"devices [{{'type': 'gpu', 'num_devices': N}}]")
 
 
 def span_all_nodes(test, per_node):

@@ -16,7 +16,10 @@ YeebenchCheck adds to ReFrame's RunOnlyRegressionTest:
 FigureDirections (`perf_directions`) and SmokeRun (`smoke`) are the plugins YeebenchCheck is made of
 that a check or fixture with another base mixes in.
 
-Partition/environment feature words the checks rely on are listed in reframe/README.md.
+Every check is valid on every partition and environment of any ReFrame configuration
+(`valid_systems = ['*']`); what a partition lacks (a processor entry, nodes, GPUs, a program, an MPI
+launcher) is a skip whose reason names the configuration key that unlocks it. The optional keys are
+listed in reframe/README.md ("Using yeebench with your own ReFrame configuration").
 """
 import math
 
@@ -25,7 +28,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 
-from yeebench import capabilities, launch, references, shell, topology as topo
+from yeebench import capabilities, gpus, launch, references, shell, topology as topo
 
 DIRECTIONS = ('higher', 'lower')
 
@@ -69,12 +72,17 @@ class YeebenchCheck(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
     #: Number of nodes the check uses (checks needing more skip on smaller partitions).
     num_nodes = variable(int, value=1)
 
+    #: Nodes a check may use on any partition, from the command line (`-S max_nodes=4`); 0: the
+    #: partition's extras.num_nodes, default 1.
+    max_nodes = variable(int, value=0)
+
     #: Settings (variable name -> value) a smoke case takes in a smoke run (`smoke` set: smaller
     #: sizes, fewer iterations); a run without it keeps the full settings.
     smoke_overrides = variable(typ.Dict[str, object], value={})
 
-    valid_systems = ['+mpi']
-    valid_prog_environs = ['+mpi']
+    # listed everywhere: what a partition lacks is a skip naming the key to add, never a silent drop
+    valid_systems = ['*']
+    valid_prog_environs = ['*']
     time_limit = '10m'
     maintainers = ['yeebench']
 
@@ -131,19 +139,40 @@ class YeebenchCheck(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
         why = capabilities.missing_reason(self.current_partition, feature)
         self.skip_if(why, why)
 
+    def require_gpus(self, per_node=1):
+        '''Skip where the partition declares no GPUs (naming the key), else request
+        min(`per_node`, its GPUs) per node from the scheduler (`num_gpus_per_node`); returns its GPUs per node.'''
+        count, how = gpus.partition_gpus(self.current_partition)
+        self.skip_if(count < 1, how)
+        self.num_gpus_per_node = max(1, min(per_node, count))
+        return count
+
     # -- partition facts --------------------------------------------------
     @property
     def partition_nodes(self):
-        '''Nodes in the current partition (partition extras 'num_nodes', default 1).'''
+        '''Nodes a check may use on the current partition: `-S max_nodes=N`, else the partition's
+        extras.num_nodes, else 1.'''
+        if self.max_nodes > 0:
+            return self.max_nodes
         return int(self.current_partition.extras.get('num_nodes', 1))
+
+    def too_few_nodes(self, needed):
+        '''The skip reason of a case needing `needed` nodes where fewer are available (None when they are).'''
+        if needed <= self.partition_nodes:
+            return None
+        source = ('-S max_nodes' if self.max_nodes > 0 else
+                  'extras.num_nodes' if 'num_nodes' in self.current_partition.extras else 'extras.num_nodes, default')
+        return (f'needs {needed} nodes, partition {self.current_partition.fullname} has {self.partition_nodes} '
+                f'({source}): add extras {{\'num_nodes\': N}} to it or run with -S max_nodes=N')
 
     @property
     def node_topology(self):
-        '''Topology of one node of the current partition (from its `processor` entry).'''
+        '''Topology of one node of the current partition: its `processor` entry (written, or found by
+        ReFrame's remote_detect), else this machine's for a partition with the `local` scheduler.'''
         proc = self.current_partition.processor
         if proc.num_cpus:
             return topo.Topology.from_reframe_processor(proc)
-        if self.current_partition.scheduler.registered_name == 'local':
+        if capabilities.launch_host_is_node(self.current_partition):
             return topo.detect()
         return None
 
@@ -151,14 +180,32 @@ class YeebenchCheck(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
     def environ_features(self):
         return set(self.current_environ.features)
 
+    def require_openmpi(self, what):
+        '''Skip `what` (an Open MPI component selection) unless the environment has the feature
+        `openmpi` or the partition extras.mpi_implementation 'openmpi'; the reason names both keys.'''
+        if 'openmpi' in self.environ_features or \
+                self.current_partition.extras.get('mpi_implementation') == 'openmpi':
+            return
+        self.skip(f'{what} is an Open MPI selection; environment {self.current_environ.name} declares no '
+                  f"openmpi: add 'openmpi' to its features, or extras {{'mpi_implementation': 'openmpi'}} "
+                  f'to partition {self.current_partition.fullname}, where its MPI is Open MPI')
+
     @run_after('setup')
     def _require_topology(self):
         self.skip_if(self.node_topology is None,
-                     f'partition {self.current_partition.fullname} has no processor entry '
-                     f'(num_cpus, topology): add one to its system file')
-        self.skip_if(self.num_nodes > self.partition_nodes,
-                     f'needs {self.num_nodes} nodes, partition {self.current_partition.fullname} '
-                     f'has {self.partition_nodes}')
+                     f'partition {self.current_partition.fullname} has no processor entry: add one to it '
+                     f'(num_cpus, num_sockets, num_cpus_per_core, topology) or let ReFrame detect it '
+                     f'(remote_detect: true in the general section, or RFM_REMOTE_DETECT=1)')
+        why = self.too_few_nodes(self.num_nodes)
+        self.skip_if(why, why)
+        # the launcher the partition gave the job: a check that replaces it launches its own runs
+        self._partition_job_launcher = self.job.launcher
+
+    @run_before('run', always_last=True)
+    def _require_multi_process_launcher(self):
+        if getattr(self, '_partition_job_launcher', None) is self.job.launcher:
+            why = launch.one_process_reason(self, self.num_tasks)
+            self.skip_if(why, why)
 
     # -- MPI launching (every launcher difference lives in yeebench.launch) ------------
     def apply_layout(self, layout, rankfile=None):

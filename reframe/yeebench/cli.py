@@ -15,13 +15,14 @@ SUBCOMMANDS = (
     "yeebench.vcluster.cli",
     "yeebench.acceptance.cli",
     "yeebench.package_cli",
+    "yeebench.siteconfig.cli",
 )
 
 
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="yeebench",
-        description="yeebench: HPC benchmark suite tools (results, virtual cluster, acceptance, checks-dir).",
+        description="yeebench: HPC benchmark suite tools (results, virtual cluster, acceptance, checks-dir, site configuration).",
     )
     parser.add_argument("--version", action="version", version=f"yeebench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

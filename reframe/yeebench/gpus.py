@@ -65,3 +65,16 @@ def reframe_devices(gpus):
     if gpus[0].arch:
         device['arch'] = gpus[0].arch
     return [device]
+
+
+def partition_gpus(partition):
+    '''(GPUs per node, where the number came from) of a ReFrame partition: its `devices` of type gpu
+    (ReFrame's description of them), else extras.num_gpus; (0, why) naming the key to add.'''
+    declared = sum(d.num_devices or 1 for d in partition.select_devices('gpu'))
+    if declared:
+        return declared, 'devices'
+    extra = int(partition.extras.get('num_gpus', 0) or 0)
+    if extra:
+        return extra, 'extras.num_gpus'
+    return 0, (f"partition {partition.fullname} declares no GPUs: add devices [{{'type': 'gpu', "
+               f"'num_devices': N}}] to it")

@@ -18,6 +18,9 @@ from yeebench.placement import packed_openmpi_options
 #: ReFrame launcher names that start Open MPI's mpirun (both accept the same options).
 MPIRUN_NAMES = ('mpirun', 'mpiexec')
 SRUN_NAMES = ('srun',)
+#: ReFrame launchers that start the program once, whatever the task count (`local` is ReFrame's
+#: default for a local partition): a case of several ranks skips there, naming the launcher.
+ONE_PROCESS_NAMES = ('local', 'ssh')
 #: What prints the Open MPI version (host or image), for the hybrid-container ABI check.
 OPENMPI_VERSION_COMMAND = ('mpirun', '--version')
 
@@ -65,13 +68,23 @@ def add_options(test, options):
 
 
 # -- capabilities -------------------------------------------------------------------------------
+def one_process_reason(test, num_tasks, name=None):
+    '''Why `num_tasks` ranks cannot start with the partition's launcher (or `name`), or None.'''
+    name = name or partition_launcher(test)
+    if (num_tasks or 0) > 1 and name in ONE_PROCESS_NAMES:
+        return (f'{num_tasks} ranks need an MPI launcher; partition {test.current_partition.fullname} '
+                f'launches with {name!r}, which starts one process: set its launcher to mpirun, mpiexec or srun')
+    return None
+
+
 def rankfile_unsupported(test, for_prefix=False):
     '''Why this partition's launcher cannot take an Open MPI rankfile, or None (`for_prefix`: for an
     extra run inside the job, launched with the partition's launcher, see `prefix`).'''
     name = partition_launcher(test) if for_prefix else job_launcher(test)
     if family(name) == 'mpirun':
         return None
-    return f'rankfiles are an Open MPI mpirun feature; this partition launches with {name}'
+    return (f'rankfiles are an Open MPI mpirun feature; this partition launches with {name} '
+            f'(launcher mpirun or mpiexec runs this case)')
 
 
 # -- options ---------------------------------------------------------------------------------------
@@ -206,8 +219,12 @@ def allow_oversubscription(test, ranks_per_node, num_cores):
 
 # -- prefixes for extra runs inside the job script ---------------------------------------------------
 def prefix(test, num_tasks, options=(), num_cores=None):
-    '''Command prefix launching `num_tasks` ranks with the partition's launcher ('' when it has none).'''
+    '''Command prefix launching `num_tasks` ranks with the partition's launcher ('' when it has none);
+    where that launcher starts one process only, more ranks skip the test with the reason.'''
     name = partition_launcher(test)
+    why = one_process_reason(test, num_tasks, name)
+    if why:
+        test.skip(why)
     opts = ' '.join(shlex.quote(o) for o in options)
     fam = family(name)
     if fam == 'mpirun':
@@ -231,7 +248,7 @@ def packed_node_prefix(test, ranks, threads, num_cores):
         return prefix(test, ranks, packed_openmpi_options(ranks, threads, num_cores), num_cores)
     if fam == 'srun':
         return prefix(test, ranks, ['-N', '1', f'--cpus-per-task={threads}', '--cpu-bind=cores'])
-    return ''
+    return prefix(test, ranks)
 
 
 def container_mpirun(ranks, num_cores=None):

@@ -66,8 +66,8 @@ class SolverSweep(SolverMixin, YeebenchCheck):
     @run_after('setup')
     def plan_sweep(self):
         nodes = self.nodes or self.partition_nodes
-        self.skip_if(nodes > self.partition_nodes,
-                     f'nodes={nodes}, partition {self.current_partition.fullname} has {self.partition_nodes}')
+        why = self.too_few_nodes(nodes)
+        self.skip_if(why, f'nodes={nodes}: {why}')
         self.sweep_nodes = nodes
         self.skipped_cases = {}
         self.cases = self.sweep_cases(nodes)

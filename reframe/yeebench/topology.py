@@ -206,9 +206,24 @@ def _run(cmd):
         return None
 
 
+#: detect()'s answers in this process, per YEEBENCH_SIMULATE_HW value: a machine's topology does not
+#: change while ReFrame sets up its checks (a --dry-run asked for it over a thousand times).
+_DETECTED = {}
+
+
 def detect():
     """Topology of the machine this runs on (hwloc, then lscpu, then a flat guess), or the one
-    YEEBENCH_SIMULATE_HW describes (yeebench.simulated_hardware)."""
+    YEEBENCH_SIMULATE_HW describes (yeebench.simulated_hardware). Detected once per process and
+    simulated-hardware setting; every call gets its own copy."""
+    key = os.environ.get(simulated_hardware.ENV, '')
+    if key not in _DETECTED:
+        _DETECTED[key] = _detect()
+    found = _DETECTED[key]
+    return Topology(sockets=[list(s) for s in found.sockets], numa_nodes=[list(n) for n in found.numa_nodes],
+                    cores=[list(c) for c in found.cores], source=found.source)
+
+
+def _detect():
     simulated = simulated_hardware.topology_lists()
     if simulated:
         sockets, numa_nodes, cores = simulated

@@ -146,7 +146,7 @@ def _cycle_in(group, graph):
 
 #: The tools: they read what the checks wrote (ReFrame's report and results database) and may import
 #: the check library; no check and no check-library module imports them.
-TOOLS = ('yeebench.results', 'yeebench.vcluster', 'yeebench.acceptance', 'yeebench.cli', 'yeebench.package_cli',
+TOOLS = ('yeebench.results', 'yeebench.vcluster', 'yeebench.acceptance', 'yeebench.siteconfig', 'yeebench.cli', 'yeebench.package_cli',
          'yeebench.__main__')
 CHECKS = 'yeebench.checks'
 

@@ -10,11 +10,12 @@ import pytest
 from yeebench import launch
 
 REFRAME = Path(__file__).resolve().parents[2]
-# The check library and the checks; the virtual cluster's daemon tooling and the results tooling
-# run Slurm and record host facts, they choose no launcher options.
+# The check library and the checks; the virtual cluster's daemon tooling, the results tooling and
+# `config from-slurm` (siteconfig) run Slurm, record host facts or write a site's configuration: they
+# choose no launcher options for a check.
 SCANNED = [REFRAME / 'yeebench']  # the checks are in yeebench/checks/
 EXEMPT = {REFRAME / 'yeebench' / 'launch.py'}
-EXEMPT_DIRS = [REFRAME / 'yeebench' / d for d in ('vcluster', 'results')]
+EXEMPT_DIRS = [REFRAME / 'yeebench' / d for d in ('vcluster', 'results', 'siteconfig')]
 LAUNCHER_WORD = re.compile(r'(?<![\w-])(mpirun|mpiexec|srun)(?![\w-])')
 
 

@@ -47,7 +47,7 @@ def test_without_numactl_the_cases_are_listed_and_skip_with_the_reason(tmp_path)
     listing = reframe('-l', '--mode', 'smoke', tmp_path=tmp_path, path=path)
     assert '- NumaBandwidth %policy=localalloc' in listing and '- NumaSolver %policy=localalloc' in listing
     out = reframe('-n', 'NumaBandwidth', '--mode', 'smoke', '--dry-run', tmp_path=tmp_path, path=path)
-    assert out.count('numactl is not available on local:default') >= 2, out
+    assert out.count('partition local:default has no numactl: numactl is not on PATH') >= 2, out
 
 
 def test_a_refused_memory_policy_skips_with_numactls_error(tmp_path):

@@ -39,7 +39,7 @@ def test_gpu_from_the_partition_feature_only(tmp_path, monkeypatch):
     smi.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     present, why = rfm.gpu_present(SimpleNamespace(features=[], fullname="c:gpu"))
-    assert not present and "partition c:gpu has no 'gpu' feature" in why
+    assert not present and "partition c:gpu declares none: add 'gpu' to its features" in why
 
 
 def test_nodes_used_from_task_counts():

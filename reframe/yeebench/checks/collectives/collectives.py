@@ -77,7 +77,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
     @run_after('init')
     def gpu_partitions_only(self):
         if self.buffers == 'device':
-            self.valid_systems = ['+mpi +gpu']
+            self.valid_systems = ['+gpu']
 
     @property
     def collective(self):
@@ -87,9 +87,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
     def configure(self):
         path, why = capabilities.osu_benchmark(self.current_partition, osu.collective_benchmark(self.collective))
         self.skip_if(path is None, why)
-        self.skip_if('openmpi' not in self.environ_features,
-                     f'implementation {self.case[1]} is an Open MPI coll selection; environment '
-                     f'{self.current_environ.name} does not have the openmpi feature')
+        self.require_openmpi(f'implementation {self.case[1]}')
         available = self.node_topology.num_cores * self.partition_nodes
         self.skip_if(self.num_procs > available,
                      f'{self.num_procs} processes need {self.num_procs} cores, partition has {available}')
@@ -103,6 +101,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
             benchmark = osu.collective_benchmark(self.collective)
             self.skip_if(not osu.benchmark(benchmark).device_buffers,
                          f'{benchmark} takes no CUDA device buffers (yeebench.osu.BENCHMARKS)')
+            self.require_gpus(self.num_tasks_per_node or 1)
             self.skip_if(not capabilities.osu_has_cuda(self.current_partition), capabilities.NO_OSU_CUDA)
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=False)
         if self.pingpong:

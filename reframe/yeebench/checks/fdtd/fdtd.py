@@ -14,7 +14,8 @@ their Mcells/s ratio per system is how much a node gains from its caches.
 `backend`: a folder of solver/src/backends; its traits.json says what it is (yeebench.backends).
 'cpu' runs `yee`; a GPU backend (e.g. 'cuda': `yee-cuda`, which the SolverBinary fixture finds or
 builds on the partition's nodes) runs with one rank per GPU and the run options its traits name,
-only on partitions with the `gpu` feature (extras.num_gpus GPUs per node); there `cores_used`
+only on partitions with the `gpu` feature (GPUs per node from its `devices`, else extras.num_gpus,
+requested from the scheduler with `num_gpus_per_node`); there `cores_used`
 counts GPUs and the efficiency baseline is a 1-GPU run.
 """
 import math
@@ -23,7 +24,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import launch, scaling, shell
+from yeebench import gpus, launch, scaling, shell
 from yeebench.backends import backend_traits
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import solver_backends
@@ -57,11 +58,14 @@ class FdtdBase(SolverMixin, YeebenchCheck):
         if not self.traits.provides(self.kernel):
             self.valid_systems = []  # e.g. no wavefront kernel on GPUs
         elif self.traits.is_gpu:
-            self.valid_systems = ['+mpi +gpu']
+            self.valid_systems = ['+gpu']
 
     @property
     def gpus_per_node(self):
-        return int(self.current_partition.extras.get('num_gpus', 0))
+        '''GPUs per node: the partition's `devices`, else extras.num_gpus (a case skips, naming them, at 0).'''
+        count, why = gpus.partition_gpus(self.current_partition)
+        self.skip_if(count < 1, why)
+        return count
 
     def solver_options(self, grid=None, report=None):
         # a GPU backend's run options (--gpu-per-rank: an error instead of two ranks silently sharing
@@ -83,14 +87,14 @@ class FdtdBase(SolverMixin, YeebenchCheck):
         ranks, threads, per_node = self.layout()
         self.skip_if(ranks < 1 or threads < 1, 'empty layout')
         nodes = math.ceil(ranks / per_node)
-        self.skip_if(nodes > self.partition_nodes,
-                     f'{ranks} ranks at {per_node} per node need {nodes} nodes, '
-                     f'partition has {self.partition_nodes}')
+        why = self.too_few_nodes(nodes)
+        self.skip_if(why, f'{ranks} ranks at {per_node} per node: {why}')
         self.skip_if(threads > topology.num_cores,
                      f'{threads} threads per rank exceed the {topology.num_cores} cores of a node')
         if self.traits.is_gpu:
             self.skip_if(per_node > self.gpus_per_node,
                          f'{per_node} ranks per node but {self.gpus_per_node} GPU(s) per node')
+            self.require_gpus(per_node)   # one GPU per rank, requested from the scheduler
         if self.backend != 'cpu':  # cpu: `yee`, SolverMixin's executable
             path, why = self.yee.backend_program(self.backend)
             self.skip_if(path is None, why)

@@ -62,6 +62,8 @@ class FdtdNodeScaling(PlacedSweep):
         facts = comparisons.hardware(self.node_topology, nodes)
         self.observations['hardware'] = facts
         self.cannot_differ = comparisons.cannot_differ('nodes', facts)
+        if self.cannot_differ and self.too_few_nodes(2):   # say how a site describes more nodes
+            self.cannot_differ += f' ({self.too_few_nodes(2)})'
         if self.cannot_differ:
             comparisons.not_measured(self.observations, ['efficiency_vs_*_nodes'], self.cannot_differ)
         self.layouts = {}

@@ -48,17 +48,15 @@ class NumaBase(YeebenchCheck):
 
     @run_after('setup')
     def check_policy(self):
-        self.skip_if('numactl' not in self.current_partition.features,
-                     f'numactl is not available on {self.current_partition.fullname} '
-                     f'(apt-get install numactl)')
+        self.require_feature('numactl')
         topology = self.node_topology
         self.skip_if(self.policy == 'remote' and topology.num_numa_nodes < 2,
                      f'remote memory needs >= 2 NUMA nodes, this node has {topology.num_numa_nodes}')
         self.node0_cores = [c for c in topology.cores if set(c) <= set(topology.numa_nodes[0])]
         self.prerun_cmds.append(f'numactl --hardware > {shell.quote(self.hardware_file)}')
         # which policies the nodes' kernel refuses: declared by the system file (`local` probes it
-        # when the configuration loads, there the launch host is the node)
-        refused = self.current_partition.extras.get('numa_policy_refused', {}).get(self.policy)
+        # when the configuration loads; any partition with the local scheduler is probed here)
+        refused = capabilities.partition_extras(self.current_partition).get('numa_policy_refused', {}).get(self.policy)
         self.skip_if(refused, f'the memory policy cannot be set here: {refused}')
 
     def numactl_prefix(self):

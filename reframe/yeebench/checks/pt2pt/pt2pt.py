@@ -52,9 +52,7 @@ class Pt2PtBase(SingleCopyDecided, YeebenchCheck):
 
     @run_after('setup')
     def place_pair(self):
-        self.skip_if('openmpi' not in self.environ_features,
-                     f'transport {self.transport} is an Open MPI selection; environment '
-                     f'{self.current_environ.name} does not have the openmpi feature')
+        self.require_openmpi(f'transport {self.transport}')
         self.skip_if(self.locality == 'inter' and self.transport in mpi.SHARED_MEMORY_ONLY,
                      f'{self.transport} is shared memory: intra-node only')
         cores = self.node_topology.num_cores
@@ -151,7 +149,7 @@ class OsuPt2Pt(Pt2PtBase):
     @run_after('init')
     def gpu_partitions_only(self):
         if self.buffers == 'device':
-            self.valid_systems = ['+mpi +gpu']
+            self.valid_systems = ['+gpu']
 
     @run_after('setup')
     def configure(self):
@@ -164,6 +162,7 @@ class OsuPt2Pt(Pt2PtBase):
         if self.buffers == 'device':
             self.skip_if(not osu.benchmark(self.benchmark).device_buffers,
                          f'{self.benchmark} takes no CUDA device buffers (yeebench.osu.BENCHMARKS)')
+            self.require_gpus(self.num_tasks_per_node or 1)
             self.skip_if(not capabilities.osu_has_cuda(self.current_partition), capabilities.NO_OSU_CUDA)
             self.executable_opts = osu.device_buffer_options(self.executable_opts, pt2pt=True)
 

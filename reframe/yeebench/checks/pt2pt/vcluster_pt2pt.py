@@ -38,7 +38,7 @@ class VclusterNetPIPE(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
     perf_directions = {'latency_1B': 'lower', 'bw_peak': 'higher', 'bw_large': 'higher'}
 
     valid_systems = ['vcluster']
-    valid_prog_environs = ['+mpi']
+    valid_prog_environs = ['*']
     executable = 'NPopenmpi'
     num_tasks = 2
     time_limit = '5m'
@@ -51,6 +51,13 @@ class VclusterNetPIPE(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
         self.env_vars = {'OMPI_MCA_pml': 'ob1',
                          'OMPI_MCA_btl': 'self,tcp' if self.locality == 'inter' else 'self,vader'}
         self.executable_opts = ['-o', 'np.out', '-u', str(self.max_size), '-n', str(self.repeats), '-p', '0']
+
+    @run_after('setup')
+    def virtual_cluster_only(self):
+        # `-S valid_systems=...` lets this check onto any partition: it measures the virtual cluster's links
+        self.skip_if('vcluster' not in self.current_partition.features,
+                     f'runs only on the virtual cluster (yeebench vcluster up, --system vcluster): partition '
+                     f"{self.current_partition.fullname} is not one (no 'vcluster' feature)")
 
     @run_after('setup')
     def one_rank_per_node(self):
