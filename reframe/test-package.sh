@@ -121,5 +121,9 @@ grep -q "version: *$oldest$" "$out/list-oldest.log" || fail "the listing did not
 ! grep -q "skipping test file" "$out/list-oldest.log" || fail "ReFrame $oldest: $(grep 'skipping test file' "$out/list-oldest.log" | head -3)"
 n_oldest=$(count "$out/list-oldest.log")
 [ "$n_oldest" = "$n_all" ] || fail "ReFrame $oldest lists $n_oldest checks, ReFrame $(grep -m1 '^reframe-hpc==' "$repo/reframe/constraints.txt" | cut -d= -f3) $n_all"
-step "ReFrame $oldest (the oldest supported) installs and lists the same $n_oldest checks"
+rm -rf stage output
+"$rfm" -C site.py -c "$checks" -R -t smoke -S smoke=true --dry-run > "$out/dry-run-oldest.log" 2>&1 \
+    || fail "ReFrame $oldest: the smoke --dry-run exited $? (see $out/dry-run-oldest.log)"
+! grep -q '\[ *FAIL *\]' "$out/dry-run-oldest.log" || fail "ReFrame $oldest: a smoke case failed its --dry-run"
+step "ReFrame $oldest (the oldest supported) installs, lists the same $n_oldest checks and dry-runs the smoke set"
 step "ok (logs in $out)"
