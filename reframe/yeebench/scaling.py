@@ -96,6 +96,13 @@ def superlinear(rows_by_mode, limit=MAX_EFFICIENCY):
     return ", ".join(found)
 
 
+def aslr_cost(with_aslr, without_aslr):
+    """Percent of the ASLR-off figure (a rate, higher is better) lost with ASLR on; negative: ASLR on was faster."""
+    if without_aslr <= 0:
+        raise ValueError(f"ASLR-off figure {without_aslr} is not a rate")
+    return 100.0 * (without_aslr - with_aslr) / without_aslr
+
+
 def powers_of_two_upto(limit):
     """1, 2, 4, ... up to limit, with limit itself always included."""
     if limit < 1:

@@ -15,7 +15,8 @@ venv=${YEEBENCH_VENV:-$repo/.venv}
 checks=()
 # the acceptance checks (tag `acceptance`) live in their experiments' folders
 for f in acceptance/acceptance acceptance/acceptance_node acceptance/acceptance_multicast acceptance/acceptance_scaling \
-         numa/acceptance_numa pt2pt/acceptance_network io/acceptance_storage gpu/acceptance_gpu; do
+         numa/acceptance_numa pt2pt/acceptance_network io/acceptance_storage gpu/acceptance_gpu \
+         gpu/acceptance_opencl; do
     checks+=(-c "$repo/reframe/yeebench/checks/$f.py")
 done
 

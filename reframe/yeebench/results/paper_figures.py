@@ -257,15 +257,23 @@ EXPERIMENTS = (
        how="the partition's own compilers (GNU here): build and compute the right sum"),
     _e("003", "test 6", "batch scheduler operational", "like for like",
        "AcceptanceLaunch", {"width": "*"}, "launch_time",
-       how="one job over every node, each host answers once per slot (Slurm on the virtual cluster)"),
+       how="one job over every node, each host answers once per slot; needs a batch scheduler: NOT MEASURED "
+           "(no launch time) under the `local` scheduler (Slurm on the virtual cluster)"),
     _e("003", "test 7", "C, C++, Fortran with the Intel compilers", "instead",
        "AcceptanceToolchain", {"lang": "*"}, "", how="as test 5, with whatever compilers the partition has"),
-    _e("003", "test 8", "OpenCL", "not reproducible",
-       how="no OpenCL platform or device in the suite's environments (no ICD, no GPU); CUDA is test 9"),
+    _e("003", "test 8", "OpenCL", "like for like",
+       "AcceptanceOpenCL", {}, "opencl_devices",
+       how="a probe built in the job lists every OpenCL platform and device and adds two vectors on each; "
+           "needs an OpenCL platform (CL/cl.h, libOpenCL and a registered ICD): skipped with the reason where "
+           "there is none, as in the suite's environments; CUDA is test 9"),
     _e("003", "test 9", "CUDA", "like for like",
-       "AcceptanceGPU", {"kernel": "*"}, "", how="NOT MEASURED on partitions without a GPU"),
+       "AcceptanceGPU", {"kernel": "*"}, "",
+       how="device query, bandwidth and N-body on every GPU of every node of the partition (one task per node "
+           "runs each_gpu.sh); needs the partition's `gpu` feature: NOT MEASURED without a GPU"),
     _e("003", "test 10", "MPI C and Fortran bindings over the network", "like for like",
-       "AcceptanceMPIBindings", {"binding": "*"}, "", how="C, C++, Fortran mpi_f08 and mpi, all cores of all nodes"),
+       "AcceptanceMPIBindings", {"binding": "*"}, "",
+       how="C, C++, Fortran mpi_f08 and mpi, all cores of all nodes; on one node the program still builds and "
+           "runs, but the messages never cross the network", needs={"nodes": 2}),
     _e("003", "test 11", "network latency node to node (and VM to VM)", "like for like",
        "AcceptanceNetwork", {}, "latency_median",
        how="pair matrix over all nodes; VM to VM is out of reach (no VMs), the virtual cluster's "
@@ -277,12 +285,17 @@ EXPERIMENTS = (
        how="IP multicast from one node to all others (the `mcast` probe): delivery and rate per receiver count; "
            "skipped with the reason where the network or kernel refuses multicast"),
     _e("003", "test 14", "IPv4 and IPv6 dual stack", "like for like",
-       "AcceptanceIPStack", {}, "ipv6_available", how="IPv4 TCP over every interface a job uses; IPv6 reported"),
+       "AcceptanceIPStack", {}, "ipv6_available",
+       how="IPv4 and IPv6 TCP over every interface a job uses; needs a global IPv6 address on them: NOT "
+           "MEASURED without (a site that offers no IPv6 waives it on the sign-off page, which records the waiver)"),
     _e("003", "test 15", "storage (Panasas) bandwidth, also from a VM", "instead",
        "AcceptanceStorage", {"tool": "*"}, "write_bandwidth",
        how="fio/dd/the solver's output into the job's file system; no Panasas, no VM"),
     _e("003", "test 16", "GPU performance (N-body)", "like for like",
-       "AcceptanceGPU", {"kernel": "nbody"}, "", how="validated against a CPU sum; NOT MEASURED without a GPU"),
+       "AcceptanceGPU", {"kernel": "nbody"}, "nbody_gflops",
+       how="every GPU of every node, validated against a CPU sum; the weakest GPU's GFLOP/s judged against the "
+           "GPU model's reference (gpu/src/gpu_references.json; a system's reference file wins); NOT MEASURED "
+           "without a GPU"),
     _e("003", "test 17", "EMANE runs on the cluster", "not reproducible",
        how="EMANE (5000 emulated radios in VMs) needs VMs and promiscuous interfaces; not part of the suite"),
     _e("003", "EL", "effectiveness level >= 97 % over 30 days", "like for like",
@@ -292,12 +305,15 @@ EXPERIMENTS = (
           "that pass and fail 97 % (reframe/yeebench/acceptance/tests/test_acceptance_cli.py)"),
     _e("003", "Fig. 1", "power backplane trace (photograph)", "no measurement", how="photograph"),
     _e("003", "Fig. 2", "cache misses vs threads per node, ASLR on/off", "instead",
-       "AcceptanceKernelSettings", {}, "",
-       how="no hardware counters are read; the check flags ASLR on AMD family 15h with an old kernel, "
-           "and AcceptanceScaling shows the knee"),
+       "AcceptanceScaling", {"program": "*"}, "aslr_cost",
+       how="no hardware counters are read: the full node of processes runs alternately with ASLR on and off "
+           "for its processes (`setarch -R`; the node's kernel.randomize_va_space is never changed) and the "
+           "throughput ASLR costs is the figure, FAIL above 20 %; needs ASLR on and setarch -R allowed: NOT "
+           "MEASURED otherwise; AcceptanceKernelSettings flags ASLR on AMD family 15h with an old kernel"),
     _e("003", "Figs. 3-4", "speedup vs threads: pthreads, fork, MPI; before/after the kernel fix", "like for like",
        "AcceptanceScaling", {"program": "*"}, "threads_over_processes",
-       how="1, 2, 4 ... all cores, threads vs processes"),
+       how="1, 2, 4 ... all cores, threads vs processes; Fig. 4's ASLR on/off as the full node of processes "
+           "with and without `setarch -R` (processes_N_aslr_on, processes_N_aslr_off)"),
     _e("003", "NUMA distances", "numactl distances 10/16/20: remote 60-100 % more costly", "like for like",
        "AcceptanceNUMACosts", {}, "remote_cost_max",
        (P(60, "%", "remote memory cost at distance 16"),),

@@ -4,6 +4,7 @@ per GPU (CUDA_VISIBLE_DEVICES).  Every GPU is measured, the figure is the weakes
 model's reference judges it, and a node that shows fewer GPUs than declared fails."""
 import json
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -73,7 +74,9 @@ def test_every_gpu_is_measured_and_the_weakest_is_the_figure(tmp_path):
     assert figure(cases['nbody'], 'nbody_gflops') == 27900.0
     assert figure(cases['bandwidth'], 'copy_bandwidth') == 3900.0
     details = cases['nbody']['acceptance_details']
-    assert [d.split(':')[0] for d in details] == ['GPU 0 (NVIDIA H200)', 'GPU 1 (NVIDIA H200)']
+    host = socket.gethostname()                              # every node of the partition: here the one host
+    assert [d.split(':')[0] for d in details] == [f'{host} GPU 0 (NVIDIA H200)', f'{host} GPU 1 (NVIDIA H200)']
+    assert 'on each of 1 node(s)' in cases['nbody']['acceptance_reason']
     # the GPU model's reference is the one applied
     ref = cases['nbody']['perfvalues']['local:default:nbody_gflops']
     assert ref[1] == 28387.0 and ref[2] == -0.15
@@ -91,3 +94,16 @@ def test_a_node_showing_fewer_gpus_than_declared_fails(tmp_path):
     cases = run_checks(tmp_path, SHOWN='1')
     assert cases['devicequery']['result'] == 'fail'
     assert 'declares 2 GPU(s) per node, the node shows 1' in cases['devicequery']['fail_reason']
+
+
+def test_each_gpu_prefixes_every_line_with_the_node_and_the_gpu(tmp_path):
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    tool(bin_dir, 'hostname', 'echo n7')
+    tool(bin_dir, 'probe', 'echo "dev ${CUDA_VISIBLE_DEVICES:-all}"')
+    script = REPO / 'reframe/yeebench/checks/gpu/src/each_gpu.sh'
+    env = dict(os.environ, PATH=f'{bin_dir}:{os.environ["PATH"]}', CUDA_VISIBLE_DEVICES='2,3')
+    run = lambda *args: subprocess.run(['bash', str(script), *args], capture_output=True, text=True,  # noqa: E731
+                                       env=env, check=True).stdout.splitlines()
+    assert run('2', 'probe') == ['n7 gpu0 dev 2', 'n7 gpu1 dev 3']
+    assert run('all', 'probe') == ['n7 node dev 2,3']

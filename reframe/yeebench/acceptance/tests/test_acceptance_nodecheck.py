@@ -10,11 +10,11 @@ from yeebench.checks.acceptance import nodecheck
 from yeebench.checks.acceptance import nodeprobe
 
 
-def iface(ipv4=("10.0.0.1",), ipv6=("fd00::1",), up=True, present=True, loopback=False, fail=""):
+def iface(ipv4=("10.0.0.1",), ipv6=("fd00::1",), up=True, present=True, loopback=False, fail="", fail6=""):
     if not present:
         return {"present": False}
     return {"present": True, "up": up, "loopback": loopback, "ipv4": {a: fail for a in ipv4},
-            "ipv6": {a: "" for a in ipv6}}
+            "ipv6": {a: fail6 for a in ipv6}}
 
 
 def line(host, interfaces=None, source="OMPI_MCA_btl_tcp_if_include"):
@@ -43,9 +43,16 @@ def test_ipv4_and_ipv6_over_the_job_interface():
     assert "OMPI_MCA_btl_tcp_if_include" in reason and "n1: eth0 10.0.0.1 (OMPI_MCA_btl_tcp_if_include)" in details
 
 
-def test_ipv6_missing_is_reported_not_failed():
+def test_ipv6_missing_is_not_measured_not_a_pass():
     verdict, reason, v6, _ = nodecheck.ipstack_verdict(records(line("n1"), line("n2", {"eth0": iface(ipv6=())})))
-    assert verdict == "PASS" and not v6 and "no working IPv6 on the job interface(s) of n2" in reason
+    assert verdict == "NOT MEASURED" and not v6
+    assert "no global IPv6 address on the job interface(s) of n2" in reason and "waive" in reason
+
+
+def test_ipv6_that_fails_tcp_fails():
+    broken = {"eth0": iface(fail6="Network is unreachable")}
+    verdict, reason, v6, _ = nodecheck.ipstack_verdict(records(line("n1"), line("n2", broken)))
+    assert verdict == "FAIL" and not v6 and "n2: IPv6 TCP fails at fd00::1 (Network is unreachable)" in reason
 
 
 @pytest.mark.parametrize("interface, message", [

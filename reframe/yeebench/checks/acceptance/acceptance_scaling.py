@@ -20,10 +20,33 @@ from yeebench.parsers.jsonreport import parse_yee, yee_problems
 #: Written by the yee-io job when the solver offers no binary per-rank output (the reason).
 UNSUPPORTED = "yee-io-unsupported.txt"
 
+#: Written by the scaling job when the node cannot run a point with ASLR off (the reason).
+ASLR_NOT_COMPARED = "aslr-not-compared.txt"
+
+#: The node's kernel.randomize_va_space as the job read it.
+ASLR_SETTING = "aslr-setting.txt"
+
+
+def aslr_probe_line(marker=ASLR_NOT_COMPARED, setting=ASLR_SETTING, sysctl="/proc/sys/kernel/randomize_va_space"):
+    """Shell line deciding whether this node can compare ASLR on and off per process: ASLR must be on
+    for the job (kernel.randomize_va_space 1 or 2) and `setarch -R` must turn it off for one process
+    (a personality flag, inherited by the programs it starts; a seccomp profile may refuse it).  The
+    node's setting is never changed.  Where it cannot, the reason goes to `marker`."""
+    return (f"aslr=$(cat {sysctl} 2>/dev/null || echo unreadable); "
+            f"echo \"kernel.randomize_va_space $aslr\" > {setting}; "
+            f"if [ \"$aslr\" = 0 ]; then echo 'ASLR is already off on the node (kernel.randomize_va_space=0): "
+            f"no ASLR-on run to compare' > {marker}; "
+            f"elif ! command -v setarch > /dev/null; then echo 'no setarch on the node: cannot run a point with "
+            f"ASLR off without changing kernel.randomize_va_space' > {marker}; "
+            "elif ! p=$(setarch \"$(uname -m)\" -R cat /proc/self/personality 2> aslr-probe.err) || "
+            "(( (0x${p:-0} & 0x0040000) == 0 )); then "
+            f"echo \"setarch -R could not turn ASLR off for a process: $(head -n 1 aslr-probe.err)\" > {marker}; fi")
+
 
 @rfm.simple_test
 class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
-    """1, 2, 4 ... all cores of one node: threads vs processes; speedup, efficiency, knee (paper 003 figs 3-4).
+    """1, 2, 4 ... all cores of one node: threads vs processes; speedup, efficiency, knee (paper 003 figs 3-4);
+    the full node of processes again with ASLR off for those processes (`setarch -R`, paper 003 figs 2 and 4).
 
     Every point is one MPI job: the solver's ranks share one grid, and triad_mpi's ranks
     start each repetition together and are timed over one wall interval, so a process
@@ -47,6 +70,10 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
     #: Parallel efficiency (%) a full node must reach in every mode; 0 = report only.
     #: A site makes scaling a gate with e.g. -S AcceptanceScaling.min_efficiency=60
     min_efficiency = variable(float, value=0.0)
+    #: Most a full node of processes may lose (%) with ASLR on against the same point with ASLR off
+    #: (`setarch -R`): paper 003's cache misses past 12 processes per node were ASLR's.  20 %: above
+    #: the spread of alternate runs on a shared node, below the paper's loss.
+    aslr_max_cost = variable(float, value=20.0)
     num_tasks = 1
 
     @run_after("init")
@@ -82,7 +109,27 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
                         run = (f"{shell.words([binary, '--bytes', self._bytes, '--repeats', self.triad_repeats])}"
                                f" > {out}")
                     cmds.append(" ".join(part for part in ("env", env, prefix, run) if part))
+        cmds += self._aslr_runs(binary, cores)
         sweeps.run_sweep(self, cmds)
+
+    def _aslr_runs(self, binary, cores):
+        """The full node of processes again, alternately with ASLR on and off (off: `setarch -R` between the
+        launcher and the program, a personality flag of each process; the node's setting stays as it is).
+        Alternating pairs see the same load on the node, so a busy spell does not pass for ASLR's cost."""
+        top = self.counts[-1]
+        env = "OMP_NUM_THREADS=1 OMP_PLACES=cores OMP_PROC_BIND=close"
+        prefix = self._prefix(top, 1, cores)
+        lines = [aslr_probe_line()]
+        for r in range(self.repeats):
+            for mode, wrapper in (("aslr-on", ""), ("aslr-off", 'setarch "$(uname -m)" -R')):
+                out = f"{mode}_{top}_{r}.out"
+                if self.program == "yee":
+                    run = shell.words([binary, *shlex.split(self.yee_opts), "--threads", 1, "--report", out])
+                else:
+                    run = f"{shell.words([binary, '--bytes', self._bytes, '--repeats', self.triad_repeats])} > {out}"
+                line = " ".join(part for part in ("env", env, prefix, wrapper, run) if part)
+                lines.append(f"[ -e {ASLR_NOT_COMPARED} ] || {line}")
+        return lines
 
     def _size_triad(self):
         """Arrays of LLC_FACTOR x the last-level cache (from the partition, or this node's sysfs)."""
@@ -105,7 +152,7 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
     def _fom_of(self, mode, n, r):
         text = stage_files.read_stage_file(self, f"{mode}_{n}_{r}.out")
         if self.program == "triad":
-            ranks, threads = (1, n) if mode == "threads" else (n, 1)
+            ranks, threads = (1, n) if mode == "threads" else (n, 1)  # aslr-on, aslr-off: processes
             return scaling.parse_triad(text, ranks, threads)
         report = parse_yee(text)
         problems = yee_problems(report)
@@ -146,6 +193,33 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
             return self.not_measured(f"{superlinear}: the figures contradict their model (the node was busy "
                                      "during the smaller runs, or the data fit in cache); run again on an idle "
                                      "node; " + "; ".join(lines), details)
+        return self.judge_aslr(lines, details, unit)
+
+    def judge_aslr(self, lines, details, unit):
+        """The verdict with the ASLR comparison: the full node of processes with ASLR on against the same point
+        with ASLR off, run alternately; NOT MEASURED where the node cannot run the second."""
+        self._aslr = None
+        setting = last_line(self, ASLR_SETTING) or "kernel.randomize_va_space not read"
+        not_compared = last_line(self, ASLR_NOT_COMPARED)
+        if not_compared:
+            return self.not_measured(f"ASLR on/off not compared: {not_compared}; " + "; ".join(lines),
+                                     details + [setting])
+        top = self.counts[-1]
+        try:
+            on, off = self._fom("aslr-on", top), self._fom("aslr-off", top)
+        except (OSError, ParseError, ValueError) as err:
+            why = last_line(self, self.stderr)
+            return self.verdict(False, f"ASLR comparison with {top} processes: {err}" + (f" ({why})" if why else ""))
+        cost = scaling.aslr_cost(on, off)
+        self._aslr = (on, off, cost)
+        lines.append(f"{top} processes with ASLR on {on:.4g} {unit}, off (setarch -R) {off:.4g} {unit}: "
+                     f"ASLR costs {cost:.1f}% ({setting})")
+        details = details + [f"processes {top} ASLR on: {on:.4g} {unit}, off: {off:.4g} {unit} (alternate runs, "
+                             f"best of {self.repeats} each)"]
+        if cost > self.aslr_max_cost:
+            return self.verdict(False, f"ASLR costs {cost:.1f}% > {self.aslr_max_cost:g}% on a full node of "
+                                       "processes (paper 003: cache misses from ASLR; update the kernel); "
+                                       + "; ".join(lines), details)
         return self.verdict(True, "; ".join(lines), details)
 
     def collect_foms(self):
@@ -162,3 +236,8 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         if len(self._points) == 2:  # paper 003 fig. 3: threads against processes on a full node
             ratio = self._points["threads"][0][-1]["fom"] / self._points["processes"][0][-1]["fom"]
             self.add_fom("threads_over_processes", ratio, "x", "higher")
+        if getattr(self, "_aslr", None):  # paper 003 figs 2 and 4: the same point with ASLR off
+            on, off, cost = self._aslr
+            self.add_fom(f"processes_{self.counts[-1]}_aslr_on", on, unit, "higher")
+            self.add_fom(f"processes_{self.counts[-1]}_aslr_off", off, unit, "higher")
+            self.add_fom("aslr_cost", cost, "%", "lower")

@@ -13,7 +13,8 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 from reframe.core.backends import getlauncher
 
-from yeebench.acceptance_check import AcceptanceMixin, build_on_node_or_explain, gpu_present, last_line
+from yeebench.acceptance_check import (AcceptanceMixin, build_on_node_or_explain, gpu_present, last_line,
+                                       nodes_used, span_all_nodes)
 from yeebench import shell
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 
@@ -35,16 +36,19 @@ KERNELS = {
 
 @rfm.simple_test
 class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
-    """CUDA device query, device-memory bandwidth and an N-body kernel on every GPU of the node.
+    """CUDA device query, device-memory bandwidth and an N-body kernel on every GPU of every node.
 
-    The paper tested each GPU: bandwidth and N-body run once per GPU (`each_gpu.sh`), the figure of
-    merit is the weakest GPU's and every GPU's figure is in the details; the device query must see
-    as many GPUs as the partition declares.  Bandwidth and N-body are judged against the reference
-    of the GPU model that ran them (GPU_REFERENCES) where the system's own reference file has none.
+    The paper tested each GPU of the cluster: one job spans every node of the partition (one task per
+    node), and on each node `each_gpu.sh` runs bandwidth and N-body once per GPU; the figure of merit
+    is the weakest GPU's and every GPU's figure is in the details.  The device query runs once per
+    node and must see as many GPUs as the partition declares, on every node.  Bandwidth and N-body
+    are judged against the reference of the GPU model that ran them (GPU_REFERENCES) where the
+    system's own reference file has none.
     """
 
     kernel = parameter(list(KERNELS))
-    descr = "Accelerators: CUDA device query, device-memory bandwidth, N-body on every GPU (GPU nodes only)"
+    descr = ("Accelerators: CUDA device query, device-memory bandwidth, N-body on every GPU of every node "
+             "(GPU nodes only)")
     sourcesdir = "src"  # beside this file (ReFrame resolves it against the check's folder)
     tags = {BUILT_IN_JOB}  # compiled with nvcc in the job
     #: nvcc target architectures: native code for Hopper plus PTX that newer GPUs JIT-compile.
@@ -59,18 +63,23 @@ class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
         self.skip_if(not present, why)
         self.gpus = gpus_per_node(self.current_partition)
         self.num_gpus_per_node = self.gpus  # becomes the scheduler's GPU request (e.g. Slurm --gres)
-        self.job.launcher = getlauncher("local")()
+        span_all_nodes(self, 1)  # one task per node: each_gpu.sh walks the node's GPUs
+        if self.current_partition.scheduler.registered_name == "local":
+            self.job.launcher = getlauncher("local")()  # one host: no launcher between it and the script
         # nvcc is looked for on the node, when the job runs; without it the verdict is NOT MEASURED
         self.prerun_cmds = build_on_node_or_explain(
             "nvcc", shell.words(["nvcc", "-O3", "-std=c++17", *shlex.split(self.nvcc_arch), "-o", self.kernel,
                                  f"{self.kernel}.cu"]), NO_NVCC,
             f"the {self.kernel} kernel", " (CUDA toolkit)", failed_build_measures=True)
         options = shlex.split(self.kernel_opts or KERNELS[self.kernel][0])
-        if self.kernel == "devicequery":  # one run lists every device
-            self.executable, self.executable_opts = f"./{self.kernel}", options
-        else:
-            self.executable = "bash"
-            self.executable_opts = ["each_gpu.sh", str(self.gpus), f"./{self.kernel}"] + options
+        count = "all" if self.kernel == "devicequery" else str(self.gpus)  # one query lists every device
+        self.executable = "bash"
+        self.executable_opts = ["each_gpu.sh", count, f"./{self.kernel}"] + options
+
+    def _hosts(self):
+        """Hosts that answered, and the number the job spanned."""
+        hosts = sorted(set(sn.evaluate(sn.extractall(r"^(\S+) (?:gpu\d+|node) ", self.stdout, 1))))
+        return hosts, nodes_used(self)
 
     @sanity_function
     def validate(self):
@@ -78,44 +87,63 @@ class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
             return self.not_measured(last_line(self, NO_NVCC))
         if self.kernel == "devicequery":
             return self.validate_query()
-        runs = {int(gpu): line for gpu, line in
-                sn.evaluate(sn.extractall(r"^gpu(\d+) (\w+ .*(?:VALID|INVALID))$", self.stdout, (1, 2)))}
-        missing = [n for n in range(self.gpus) if n not in runs]
-        if missing:
+        runs = {(host, int(gpu)): line for host, gpu, line in
+                sn.evaluate(sn.extractall(r"^(\S+) gpu(\d+) (\w+ .*(?:VALID|INVALID))$", self.stdout, (1, 2, 3)))}
+        hosts, spanned = self._hosts()
+        missing = [f"{h} GPU {n}" for h in hosts for n in range(self.gpus) if (h, n) not in runs]
+        if not hosts or missing or len(hosts) < spanned:
             why = last_line(self, self.stdout) or last_line(self, self.stderr) or "no output"
-            return self.verdict(False, f"{self.kernel}: no verdict from GPU(s) {missing} of {self.gpus} ({why})")
-        names = dict(sn.evaluate(sn.extractall(r"^gpu(\d+) device_name (.*)$", self.stdout, (1, 2))))
-        details = [f"GPU {n} ({names.get(str(n), '?')}): {line}" for n, line in sorted(runs.items())]
-        bad = [n for n, line in runs.items() if not line.endswith(" VALID")]
-        reason = (f"{self.kernel}: every GPU VALID ({self.gpus})" if not bad else
-                  f"{self.kernel}: INVALID on GPU(s) {sorted(bad)} of {self.gpus}")
+            gaps = "; ".join(filter(None, [f"no verdict from {', '.join(missing)}" if missing else "",
+                                           f"{len(hosts)} of {spanned} node(s) answered" if len(hosts) < spanned
+                                           else ""])) or "no verdict from any GPU"
+            return self.verdict(False, f"{self.kernel}: {gaps} ({why})")
+        names = {(h, int(n)): name for h, n, name in
+                 sn.evaluate(sn.extractall(r"^(\S+) gpu(\d+) device_name (.*)$", self.stdout, (1, 2, 3)))}
+        details = [f"{h} GPU {n} ({names.get((h, n), '?')}): {line}" for (h, n), line in sorted(runs.items())]
+        bad = [f"{h} GPU {n}" for (h, n), line in sorted(runs.items()) if not line.endswith(" VALID")]
+        where = f"{self.gpus} GPU(s) on each of {len(hosts)} node(s)"
+        reason = (f"{self.kernel}: every GPU VALID ({where})" if not bad else
+                  f"{self.kernel}: INVALID on {', '.join(bad)} ({where})")
         return self.verdict(not bad, reason, details)
 
     def validate_query(self):
-        found = sn.evaluate(sn.extractall(r"^(\w+ .*(VALID|INVALID))$", self.stdout, 1))
+        hosts, spanned = self._hosts()
+        found = {h: line for h, line in
+                 sn.evaluate(sn.extractall(r"^(\S+) node (\w+ .*(?:VALID|INVALID))$", self.stdout, (1, 2)))}
         if not found:
-            why = last_line(self, self.stderr) or "no output"
+            why = last_line(self, self.stderr) or last_line(self, self.stdout) or "no output"
             return self.verdict(False, f"{self.kernel}: no verdict line ({why})")
-        line = found[-1]
-        details = list(sn.evaluate(sn.extractall(r"^device .*$", self.stdout)))
-        names = sn.evaluate(sn.extractall(r'^device \d+ name "([^"]*)" cc (\S+)', self.stdout, (1, 2)))
-        if names:
-            line += "; " + ", ".join(f"{n} (cc {cc})" for n, cc in names)
-        seen = len(names)
-        ok = line.split(";")[0].endswith(" VALID") and seen >= self.gpus
-        if seen < self.gpus:
-            line += f"; the partition declares {self.gpus} GPU(s) per node, the node shows {seen}"
-        return self.verdict(ok, f"{self.kernel}: {line}", details)
+        details = [f"{h}: {d}" for h, d in sn.evaluate(sn.extractall(r"^(\S+) node (device .*)$",
+                                                                      self.stdout, (1, 2)))]
+        names = sn.evaluate(sn.extractall(r'^(\S+) node device \d+ name "([^"]*)" cc (\S+)', self.stdout,
+                                          (1, 2, 3)))
+        problems, seen = [], {}
+        for host, name, cc in names:
+            seen.setdefault(host, []).append(f"{name} (cc {cc})")
+        for host in hosts:
+            line = found.get(host)
+            if line is None or not line.endswith(" VALID"):
+                problems.append(f"{host}: {line or 'no verdict line'}")
+            if len(seen.get(host, [])) < self.gpus:
+                problems.append(f"{host}: the partition declares {self.gpus} GPU(s) per node, "
+                                f"the node shows {len(seen.get(host, []))}")
+        if len(hosts) < spanned:
+            problems.append(f"{len(hosts)} of {spanned} node(s) answered")
+        models = sorted({m for devices in seen.values() for m in devices})
+        if problems:
+            return self.verdict(False, f"{self.kernel}: " + "; ".join(problems), details)
+        return self.verdict(True, f"{self.kernel}: VALID on {len(hosts)} node(s), {self.gpus} GPU(s) each: "
+                                  f"{', '.join(models)}", details)
 
     def collect_foms(self):
         if not self.measured:
             return  # no nvcc on the node: nothing ran
         for name, regex, unit in KERNELS[self.kernel][1]:
-            if self.kernel == "devicequery":
-                self.add_fom(name, sn.extractsingle(regex, self.stdout, 1, float), unit, "higher")
+            if self.kernel == "devicequery":  # the fewest devices any node shows
+                per_node = sn.extractall(r"^\S+ node " + regex[1:], self.stdout, 1, float)
             else:  # the weakest GPU's figure: acceptance vouches for every GPU
-                per_gpu = sn.extractall(r"^gpu\d+ " + regex[1:], self.stdout, 1, float)
-                self.add_fom(name, sn.min(per_gpu), unit, "higher")
+                per_node = sn.extractall(r"^\S+ gpu\d+ " + regex[1:], self.stdout, 1, float)
+            self.add_fom(name, sn.min(per_node), unit, "higher")
 
     @run_before("performance")
     def gpu_model_reference(self):
@@ -123,9 +151,9 @@ class AcceptanceGPU(AcceptanceMixin, YeebenchCheck):
         if self.is_dry_run() or not self.measured or self.kernel == "devicequery":
             return
         stdout = os.path.join(self.stagedir, self.job.stdout)  # hooks run outside the stage directory
-        models = set(sn.evaluate(sn.extractall(r"^gpu\d+ device_name (.*)$", stdout, 1)))
+        models = set(sn.evaluate(sn.extractall(r"^\S+ gpu\d+ device_name (.*)$", stdout, 1)))
         if len(models) != 1:
-            return  # no name, or several models on one node: no single reference applies
+            return  # no name, or several models in the partition: no single reference applies
         refs = {var: tuple(ref) for var, ref in GPU_REFERENCES.get(models.pop(), {}).items()
                 if var in self._foms}
         if refs:
