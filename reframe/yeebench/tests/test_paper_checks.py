@@ -151,7 +151,9 @@ def test_io_sweep_runs_the_papers_sizes_per_format_and_rank_count(tmp_path):
     sizes = sorted({int(re.search(r'--ny (\d+)', line).group(1)) for line in lines})
     assert sizes == list(range(30, 191, 10))
     zlib = [line for line in lines if 'out-hdf5_zlib_p' in line]
-    assert zlib and all('--output hdf5 --hdf5-compress deflate' in line for line in zlib)
+    # the paper's configuration: one writer, one 3-D dataset of records, zlib, fsync, a point source
+    assert zlib and all('--output hdf5 --hdf5-layout records --hdf5-compress deflate --output-strategy root '
+                        '--output-fsync' in line and '--init-mode none --source ricker' in line for line in zlib)
     assert len(lines) == 2 * 17 * len({re.search(r'_p(\d+)_n', line).group(1) for line in lines})
 
 

@@ -163,7 +163,7 @@ void write_records(Status& st, hid_t file, const Frame& fr, const Block& b, cons
   if (ds.ok()) {
     // a scalar fixed-length string (h5py reads it as bytes)
     Handle str(st.check(H5Tcopy(H5T_C_S1), "describe an attribute of"), H5Tclose);
-    if (str.ok()) st.check(H5Tset_size(str.get(), names.size()), "describe an attribute of");
+    if (str.ok()) st.check(H5Tset_size(str.get(), names.size() + 1), "describe an attribute of");  // NUL-terminated
     Handle sp(st.check(H5Screate(H5S_SCALAR), "describe an attribute of"), H5Sclose);
     Handle a(str.ok() && sp.ok() ? st.check(H5Acreate2(ds.get(), "components", str.get(), sp.get(), H5P_DEFAULT,
                                                        H5P_DEFAULT), "create an attribute in")
