@@ -14,8 +14,9 @@ every file fsync'ed before the output timer stops (the time to stable storage, n
 cache). Extra cases, other configurations of the same sweep: <format>-per-rank (every rank
 writes its own file at once, one dataset per component: the layout this check used before) and
 hdf5-zlib-components (root, one dataset per component).
+Beside them, per rank count and size, one run of the 10 steps without output (compute-p<P>-n<N>).
 FOMs: <format>_p<P>_n<N>_io_s (s per output step), p<P>_n<N>_compute_s_10_steps (the updates of
-the 10 steps, slowest rank: Fig. 3's reference) and, with 2 ranks or more,
+the 10 steps without output, slowest rank: Fig. 3's reference) and, with 2 ranks or more,
 p<P>_n<N>_halo_over_compute (interface exchange / computation, the paper's "about 1/6");
 compute_s_10_steps and halo_over_compute at the largest rank count and N; per format
 fit_rms_error (%, the fit t = a + b N^3 per rank count, yeebench.io_fits; paper: 8 %),
@@ -50,6 +51,8 @@ FORMATS = {'ascii': ['--output', 'ascii', *PAPER_IO], 'binary': ['--output', 'bi
 #: The paper's configuration: the ratios and the compute reference come from these.
 PAPER_FORMATS = ('ascii', 'binary', 'hdf5', 'hdf5-zlib')
 STEPS = 10
+#: The case without output of each (P, N): the compute time and the halo exchange's share.
+COMPUTE = 'compute'
 
 
 def point_source(n):
@@ -111,6 +114,11 @@ class IoOutputPaper(SolverSweep):
             per_node = min(-(-p // nodes), 2 * cores)
             prefix = self.launch_for(p, launch.packed_options(self, per_node, cores, list(env)))
             for n in sizes:
+                # the reference without output: the updates' time, and the halo exchange not waiting
+                # for rank 0's writing (with one writer the other ranks wait for it in the next exchange)
+                cases.append(sweeps.Case(f'{COMPUTE}-p{p}-n{n}', prefix, env, options=tuple(str(o) for o in (
+                    '--nx', n * p, '--ny', n, '--nz', n, '--decomp', f'{p}x1x1', '--steps', STEPS,
+                    *point_source(n), '--quiet'))))
                 for fmt in self.formats:
                     name = f'{fmt}-p{p}-n{n}'
                     opts = ['--nx', n * p, '--ny', n, '--nz', n, '--decomp', f'{p}x1x1', '--steps', STEPS,
@@ -120,14 +128,20 @@ class IoOutputPaper(SolverSweep):
         return cases
 
     def round_score(self, report):
+        if report['io'].get('format') == 'none':
+            return -report['seconds']['total']      # the compute reference: its fastest round
         return -report['io']['seconds_per_step']    # each case keeps its fastest output round
 
     def guarded(self, case, line):
+        if case.name.startswith(f'{COMPUTE}-'):
+            return line
         return f'{line}\nrm -rf out-{comparisons.safe_name(case.name)}'
 
     def work_problems(self, best):
         problems = []
         for rep_name, rep in best.items():
+            if rep_name.startswith(f'{COMPUTE}-'):
+                continue
             io = rep.get('io', {})
             if io.get('steps_written') != STEPS:
                 problems.append(f'{rep_name}: wrote {io.get("steps_written")} of {STEPS} steps')
@@ -139,10 +153,11 @@ class IoOutputPaper(SolverSweep):
         io_s, compute = {}, {}
         for name, rep in self.best.items():
             fmt, p, n = name.rsplit('-', 2)
+            if fmt == COMPUTE:
+                compute[(int(p[1:]), int(n[1:]))] = rep['seconds']
+                continue
             io_s[(fmt, int(p[1:]), int(n[1:]))] = (rep['io']['seconds_per_step'], rep['io']['bytes_written'] / STEPS)
             self.add_fom(f'{comparisons.safe_name(name)}_io_s', rep['io']['seconds_per_step'], 's', 'lower')
-            if fmt in PAPER_FORMATS:
-                compute.setdefault((int(p[1:]), int(n[1:])), []).append(rep['seconds'])
         p_max, n_max = max(self.ranks_list), max(self.sizes_list)
         self.compute_foms(compute, p_max, n_max)
         for fmt in self.formats:
@@ -178,20 +193,16 @@ class IoOutputPaper(SolverSweep):
                     self.add_fom(name, value, unit, direction)
 
     def compute_foms(self, compute, p_max, n_max):
-        """Fig. 3's reference and the paper's communication share, from the paper configuration's runs:
-        per (P, N) the median over its formats' runs of the updates' time (slowest rank, 10 steps) and
-        of halo exchange / updates."""
-        for (p, n), secs in sorted(compute.items()):
-            upd = sorted(s['update'] for s in secs)[len(secs) // 2]
-            self.add_fom(f'p{p}_n{n}_compute_s_{STEPS}_steps', upd, 's', 'lower')
+        """Fig. 3's reference and the paper's communication share, from the runs without output: per
+        (P, N) the updates' time of the 10 steps (slowest rank, as the paper) and halo exchange / updates."""
+        for (p, n), sec in sorted(compute.items()):
+            self.add_fom(f'p{p}_n{n}_compute_s_{STEPS}_steps', sec['update'], 's', 'lower')
             if p == p_max and n == n_max:
-                self.add_fom(f'compute_s_{STEPS}_steps', upd, 's', 'lower')
-            ratios = sorted(s['halo'] / s['update'] for s in secs if s['update'] > 0)
-            if p > 1 and ratios:
-                ratio = ratios[len(ratios) // 2]
-                self.add_fom(f'p{p}_n{n}_halo_over_compute', ratio, 'x', 'lower')
+                self.add_fom(f'compute_s_{STEPS}_steps', sec['update'], 's', 'lower')
+            if p > 1 and sec['update'] > 0:
+                self.add_fom(f'p{p}_n{n}_halo_over_compute', sec['halo'] / sec['update'], 'x', 'lower')
                 if p == p_max and n == n_max:
-                    self.add_fom('halo_over_compute', ratio, 'x', 'lower')
+                    self.add_fom('halo_over_compute', sec['halo'] / sec['update'], 'x', 'lower')
         if p_max < 2:
             comparisons.not_measured(self.observations, ['halo_over_compute'],
                                      'NOT MEASURED: one rank has no interface to exchange')
