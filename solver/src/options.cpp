@@ -187,6 +187,9 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string& v) { io::set_hdf5_chunk(o, v); }},
       {"hdf5-compress", "none|deflate[:L]", "HDF5 compression: shuffle + deflate at level L (default none)",
        [](Options& o, const std::string& v) { io::set_hdf5_compress(o, v); }},
+      {"hdf5-layout", "components|records", "HDF5 datasets: one per component, or one 3-D dataset whose elements "
+                                            "are records of the written components (default components)",
+       [](Options& o, const std::string& v) { o.hdf5_layout = one_of("hdf5-layout", v, {"components", "records"}); }},
       {"overwrite", nullptr, "allow writing into a non-empty --output-dir (same-named files are replaced)",
        [](Options& o, const std::string&) { o.overwrite = true; }},
       {"output-fsync", nullptr, "fsync every output file before it gets its final name",

@@ -45,6 +45,8 @@ struct Options {
   std::string output_strategy = "root"; // root | per-rank | shared
   std::string hdf5_chunk = "auto";      // auto | none | CIxCJxCK
   int hdf5_deflate = -1;                // -1: no compression, else zlib level 0..9 (with shuffle)
+  std::string hdf5_layout = "components"; // components: one dataset per component | records: one
+                                          // 3-D dataset of records (array of the written components)
   bool overwrite = false;               // allow a non-empty --output-dir
   bool output_fsync = false;            // fsync every file before its rename
   long tile = 0;                  // rows per cache tile of the fused/wavefront kernel, 0 = auto

@@ -37,7 +37,11 @@ std::string io_json(const Options& o, const RunResult& r) {
   j << "{\"format\": " << str(o.output) << ", \"strategy\": " << str(o.output_strategy)
     << ", \"every\": " << o.output_every << ", \"fields\": [" << fields << "], \"dir\": "
     << (o.output == "none" ? "null" : str(o.output_dir)) << ", \"hdf5_chunk\": " << str(o.hdf5_chunk)
-    << ", \"hdf5_deflate\": " << o.hdf5_deflate << ", \"mpiio_setting\": " << str(io::mpiio_guard_applied())
+    << ", \"hdf5_deflate\": " << o.hdf5_deflate
+    << ", \"hdf5_layout\": " << str(o.hdf5_layout)
+    << ", \"fsync\": " << (o.output_fsync ? "true" : "false")
+    << ", \"sync\": " << str(o.output_fsync ? "fsync each file before its rename, inside seconds.io" : "none: the page cache may hold the data")
+    << ", \"mpiio_setting\": " << str(io::mpiio_guard_applied())
     << ", \"steps_written\": " << k
     << ", \"bytes_written\": " << num(r.io.bytes) << ", \"files_written\": " << r.io.files
     << ", \"seconds\": " << num(secs) << ", \"seconds_per_step\": " << num(k > 0 ? secs / double(k) : 0.0)

@@ -59,7 +59,8 @@ def _e(paper, item, title, status, check="", params=None, metric="", published=(
 #: Paper 000's comparisons: what each needs before it can differ at all (yeebench.comparisons.NEEDS).
 TWO_SOCKETS = {"sockets_per_node": 2}
 TWO_NUMA = {"numa_nodes_per_node": 2}
-FACT_WORDS = {"sockets_per_node": "sockets per node", "numa_nodes_per_node": "NUMA nodes per node", "nodes": "nodes"}
+FACT_WORDS = {"sockets_per_node": "sockets per node", "numa_nodes_per_node": "NUMA nodes per node", "nodes": "nodes",
+              "ranks": "ranks"}
 
 
 P = Published
@@ -157,30 +158,51 @@ EXPERIMENTS = (
        "IoOutputPaper", {}, "hdf5_zlib_fit_rms_error",
        (P(8, "%", "RMS relative error of the fit"),),
        how="one job: every format x rank count (1, 2, 4 ... the partition's cores; 2 a core only with "
-           "-S oversubscribe=true) x size (-S sizes=paper: the paper's 17 sizes 30 ... 190); hdf5-zlib is the "
-           "paper's layout (chunked, shuffle + zlib); the fit is yeebench.io_fits (least squares of "
-           "t = a + b N^3 per rank count, where the paper fits a Bezier-smoothed curve)"),
+           "-S oversubscribe=true) x size (-S sizes=paper: the paper's 17 sizes 30 ... 190); the paper's "
+           "configuration: one I/O server (root: gathered to rank 0, one file per step), hdf5-zlib = one 3-D "
+           "dataset of 6-component records, chunked, shuffle + zlib (--hdf5-layout records), a point source at the "
+           "centre of the first rank's block, every file fsync'ed inside the output time; the fit is "
+           "yeebench.io_fits (least squares of t = a + b N^3 per rank count, where the paper fits a "
+           "Bezier-smoothed curve); extra cases: <format>-per-rank and hdf5-zlib-components"),
     _e("001", "Fig. 2", "HDF5 write time extrapolated to 16 and 256 PEs", "like for like",
        "IoOutputPaper", {}, "hdf5_zlib_seconds_256_ranks", (),
        how="the per-rank-count fits at the largest N, carried over rank counts as a power law (our "
            "assumption; the paper does not say how); hdf5_zlib_seconds_16_ranks likewise; recorded only when "
            "the fit's error is within -S max_fit_error (25 %)"),
-    _e("001", "Fig. 3", "ASCII and binary write time vs N^3, with the compute time of 10 steps", "like for like",
+    _e("001", "Fig. 3", "ASCII and binary write time vs N^3", "like for like",
        "IoOutputPaper", {}, "*_io_s", (),
-       how="<format>_p<P>_n<N>_io_s per case; the report plots them against N^3 with the fit (IoOutputPaper_time.png)"),
+       how="<format>_p<P>_n<N>_io_s per case (root, fsync'ed); the report plots them against N^3 with the fit "
+           "(IoOutputPaper_time.png)"),
+    _e("001", "Fig. 3 (compute)", "compute time of 10 steps, the reference in Fig. 3", "like for like",
+       "IoOutputPaper", {}, "compute_s_10_steps", (),
+       how="the updates' time of the 10 steps, slowest rank (as the paper), at the largest rank count and N; "
+           "p<P>_n<N>_compute_s_10_steps per rank count and size; from a run of the same 10 steps without "
+           "output beside the output cases"),
     _e("001", "Fig. 4", "file size per format", "like for like",
-       "IoOutputPaper", {}, "*_bytes_per_step", (), how="bytes written per output step at the largest case"),
+       "IoOutputPaper", {}, "*_bytes_per_step", (),
+       how="bytes written per output step at the largest case; the fields grow from a point source, as the "
+           "paper's, so the compressed HDF5 size is comparable in kind"),
     _e("001", "Fig. 5", "write time relative to ASCII (binary and HDF5)", "like for like",
        "IoOutputPaper", {}, "*_over_ascii", (),
-       how="at the largest rank count and N; every case in the report's plot IoOutputPaper_ratio.png"),
+       how="at the largest rank count and N, paper configuration only; every case in the report's plot "
+           "IoOutputPaper_ratio.png"),
     _e("001", "finding", "HDF5 beats binary only with >= 16 PEs and > 1 GB (ASCII-equivalent)", "like for like",
        "IoOutputPaper", {}, "hdf5_zlib_over_binary",
        (P(1.0, "x", "HDF5/binary time crosses 1 at >= 16 PEs and > 1 GB"),),
-       how="below 1 HDF5 is faster; the paper found it above 1 with fewer than 16 processes"),
+       how="below 1 HDF5 is faster; the paper found it above 1 with fewer than 16 processes; the crossing "
+           "also needs > 1 GB of ASCII per step (-S sizes=paper); the figure at fewer ranks is recorded, "
+           "without the paper's value beside it",
+       needs={"ranks": 16}),
     _e("001", "text", "communication about 1/6 of computation, independent of the size", "like for like",
-       "FdtdMessageStats", {"ranks": "*"}, "halo_over_compute",
+       "IoOutputPaper", {}, "halo_over_compute",
        (P(1 / 6, "x", "interface exchange time / computation time"),),
-       how="the solver's own timers: time in halo exchange over time in the updates"),
+       how="the paper's geometry: N^3 per rank stacked along one axis (interface N x N), the solver's own "
+           "timers (halo exchange / updates, slowest rank) in the runs without output (with one writer the "
+           "other ranks wait for it in the next exchange); "
+           "p<P>_n<N>_halo_over_compute for every rank count >= 2 and size (the paper: independent of N); "
+           "the paper's ranks talked over Gigabit Ethernet, so its figure stands only beside ranks on 2 "
+           "nodes or more",
+       needs={"nodes": 2}),
     # ---------------------------------------------------------------- 002
     _e("002", "Fig. 1", "OSU latency vs message size between two nodes", "like for like",
        "OsuPt2Pt", {"benchmark": "osu_latency", "locality": "inter"}, "latency_1B",

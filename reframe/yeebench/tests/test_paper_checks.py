@@ -122,6 +122,9 @@ def test_io_sweep_keeps_each_cases_fastest_output_round():
     fast_io = {'mcells_per_s': 10, 'io': {'seconds_per_step': 0.01}}
     fast_solver = {'mcells_per_s': 90, 'io': {'seconds_per_step': 0.05}}
     assert max((fast_solver, fast_io), key=lambda r: score(None, r)) is fast_io
+    # the run without output (the compute reference) keeps its fastest round
+    slow, fast = ({'io': {'format': 'none', 'seconds_per_step': 0}, 'seconds': {'total': t}} for t in (0.2, 0.1))
+    assert max((slow, fast), key=lambda r: score(None, r)) is fast
 
 
 def test_numa_sweep_baseline_is_unbound_and_policies_are_bound(tmp_path):
@@ -151,8 +154,13 @@ def test_io_sweep_runs_the_papers_sizes_per_format_and_rank_count(tmp_path):
     sizes = sorted({int(re.search(r'--ny (\d+)', line).group(1)) for line in lines})
     assert sizes == list(range(30, 191, 10))
     zlib = [line for line in lines if 'out-hdf5_zlib_p' in line]
-    assert zlib and all('--output hdf5 --hdf5-compress deflate' in line for line in zlib)
-    assert len(lines) == 2 * 17 * len({re.search(r'_p(\d+)_n', line).group(1) for line in lines})
+    # the paper's configuration: one writer, one 3-D dataset of records, zlib, fsync, a point source
+    assert zlib and all('--output hdf5 --hdf5-layout records --hdf5-compress deflate --output-strategy root '
+                        '--output-fsync' in line and '--init-mode none --source ricker' in line for line in zlib)
+    ranks = {re.search(r'_p(\d+)_n', line).group(1) for line in lines if ' --output ' in line}
+    # two formats and the run without output (the compute reference) per size and rank count
+    assert len(lines) == 3 * 17 * len(ranks)
+    assert sum(' --output ' not in line for line in lines) == 17 * len(ranks)
 
 
 def test_multicast_without_an_mpi_compiler_on_the_node_is_not_measured_with_the_reason(tmp_path):

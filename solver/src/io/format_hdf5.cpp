@@ -1,4 +1,5 @@
-// HDF5 output: one dataset per component (/ex, /ey, ...), float32/float64, C order
+// HDF5 output: one dataset per component (/ex, /ey, ...), or with --hdf5-layout records one
+// dataset /fields of records (see write_records), float32/float64, C order
 // (i slowest, k fastest), optional chunking with shuffle + deflate. Attributes on the
 // file's root group: step, time (E), time_h, dt, dx, dx_m, global_shape, offset; on each
 // dataset: time (its own level: E at step*dt, H half a step earlier).
@@ -130,6 +131,52 @@ void write_datasets(Status& st, hid_t file, const Frame& fr, const Block& b, con
   }
 }
 
+// Records layout (paper 001): one 3-D dataset "fields" shaped like the block whose every
+// element is a record, an HDF5 array of the written components in frame order (float32 or
+// float64). The components are interleaved into one buffer (cell-major) and written at once;
+// the same chunking and filters apply. The dataset's attribute "components" names the
+// record's members ("ex,ey,ez,hx,hy,hz"); "time" is E's level and "time_h" H's.
+template <typename T>
+void write_records(Status& st, hid_t file, const Frame& fr, const Block& b, const hsize_t* dims,
+                   const std::vector<const T*>& data) {
+  const std::size_t nc = fr.comps.size(), cells = std::size_t(b.cells());
+  std::vector<T> rec;
+  try {
+    rec.resize(nc * cells);
+  } catch (const std::bad_alloc&) {
+    if (st.err.empty()) st.err = "cannot hold the records of " + *st.path + " in memory";
+    return;
+  }
+  for (std::size_t x = 0; x < cells; ++x)
+    for (std::size_t c = 0; c < nc; ++c) rec[x * nc + c] = data[c][x];
+  const hsize_t len = hsize_t(nc);
+  Handle type(st.check(H5Tarray_create2(h5type<T>(), 1, &len), "describe the records of"), H5Tclose);
+  Handle dcpl(make_dcpl(st, fr, dims), H5Pclose);
+  Handle fsp(st.check(H5Screate_simple(3, dims, nullptr), "describe a dataset of"), H5Sclose);
+  if (!type.ok() || !st.err.empty()) return;
+  Handle ds(st.check(H5Dcreate2(file, "fields", type.get(), fsp.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                     "create a dataset in"),
+            H5Dclose);
+  if (ds.ok()) st.check(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rec.data()), "write");
+  std::string names;
+  for (int c : fr.comps) names += (names.empty() ? "" : ",") + std::string(component_name(c));
+  if (ds.ok()) {
+    // a scalar fixed-length string (h5py reads it as bytes)
+    Handle str(st.check(H5Tcopy(H5T_C_S1), "describe an attribute of"), H5Tclose);
+    if (str.ok()) st.check(H5Tset_size(str.get(), names.size() + 1), "describe an attribute of");  // NUL-terminated
+    Handle sp(st.check(H5Screate(H5S_SCALAR), "describe an attribute of"), H5Sclose);
+    Handle a(str.ok() && sp.ok() ? st.check(H5Acreate2(ds.get(), "components", str.get(), sp.get(), H5P_DEFAULT,
+                                                       H5P_DEFAULT), "create an attribute in")
+                                 : -1,
+             H5Aclose);
+    if (a.ok()) st.check(H5Awrite(a.get(), str.get(), names.c_str()), "write an attribute to");
+    if (a.ok()) st.check(a.release(), "close an attribute of");
+    attr(st, ds.get(), "time", H5T_NATIVE_DOUBLE, &fr.time_e, 1);
+    attr(st, ds.get(), "time_h", H5T_NATIVE_DOUBLE, &fr.time_h, 1);
+    st.check(ds.release(), "close a dataset of");
+  }
+}
+
 // HDF5 1.10 cannot recover from a failed H5Fclose: the file stays half-closed and the
 // library crashes closing it again at exit (inside MPI_Finalize). A close fails when the
 // metadata it flushes cannot be written, so after an error the temporary (which is thrown
@@ -174,7 +221,10 @@ std::string write_hdf5(const std::string& path, const Frame& fr, const Block& b,
   if (file.ok() && st.err.empty()) {
     const hsize_t dims[3] = {hsize_t(b.n[0]), hsize_t(b.n[1]), hsize_t(b.n[2])};
     root_attributes(st, file.get(), fr, b);
-    write_datasets<T>(st, file.get(), fr, b, dims, false, H5P_DEFAULT, data);
+    if (fr.records)
+      write_records<T>(st, file.get(), fr, b, dims, data);
+    else
+      write_datasets<T>(st, file.get(), fr, b, dims, false, H5P_DEFAULT, data);
   }
   if (file.ok()) {
     if (!st.err.empty()) release_space(tmp.fd);

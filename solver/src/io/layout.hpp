@@ -25,6 +25,7 @@ struct Frame {
   std::vector<int> comps;   // Component ids, in file order
   int chunk[3] = {0, 0, 0}; // HDF5 chunk shape, 0 = contiguous
   int deflate = -1;         // HDF5 deflate level, -1 = none
+  bool records = false;     // HDF5: one dataset "fields" of records (array of comps.size() values)
   bool fsync = false;
   std::string tag;          // unique suffix of temporary names
 };

@@ -62,6 +62,7 @@ FieldWriter<T>::FieldWriter(const Options& opt, MPI_Comm cart, const Fields<T>& 
   frame_.comps = opt.output_fields;
   chunk_shape(opt, frame_.chunk);
   frame_.deflate = opt.hdf5_deflate;
+  frame_.records = opt.hdf5_layout == "records";
   frame_.fsync = opt.output_fsync;
   frame_.tag = broadcast(cart, std::to_string(::getpid()), 0);  // one temporary name per file, all ranks
   local_.assign(frame_.comps.size(), std::vector<T>(std::size_t(mine_.cells())));
@@ -210,7 +211,7 @@ bool FieldWriter<T>::update_sidecar(const XdmfStep& step) {
   std::string err;
   if (rank_ == 0) {
     xdmf_.push_back(step);
-    const std::string text = xdmf_text(xdmf_, frame_.comps, int(sizeof(T)));
+    const std::string text = xdmf_text(xdmf_, frame_.comps, int(sizeof(T)), frame_.records);
     AtomicFile file(opt_.output_dir + "/fields.xdmf", frame_.tag, frame_.fsync);
     if (file.write(text.data(), text.size())) err = file.commit();
     else err = file.error();

@@ -22,8 +22,10 @@ struct XdmfStep {
   std::vector<XdmfPiece> pieces;
 };
 
-// The sidecar's text for these steps and components (precision in bytes: 4 or 8).
-std::string xdmf_text(const std::vector<XdmfStep>& steps, const std::vector<int>& comps, int precision);
+// The sidecar's text for these steps and components (precision in bytes: 4 or 8); records:
+// the files hold one dataset /fields of records (--hdf5-layout records), not one per component.
+std::string xdmf_text(const std::vector<XdmfStep>& steps, const std::vector<int>& comps, int precision,
+                      bool records = false);
 
 }  // namespace io
 }  // namespace yee

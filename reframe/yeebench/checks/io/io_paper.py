@@ -1,19 +1,31 @@
 """Paper 001 like for like: output time per format against N^3, fitted, extrapolated, compared.
 
-  IoOutputPaper   one job: every format (ascii, binary, hdf5 contiguous, hdf5-zlib: the paper's
-                  chunked + shuffle + zlib layout) x every rank count (1, 2, 4 ... the partition's
-                  cores x nodes; up to 2 ranks a core only with -S oversubscribe=true) x every
-                  size N of the sweep (each rank an N^3 block, stacked along x; 10 steps written,
-                  one file per rank per step as in the paper). `-S sizes=paper` runs the paper's 17
-                  sizes 30, 40 ... 190 (large: ASCII at 190^3 x 8 ranks is ~5 GB per step);
-                  the default `quick` runs 20, 30, 40; a list such as `-S sizes=30,60` any others.
-FOMs: <format>_p<P>_n<N>_io_s (s per output step) and, per format, fit_rms_error (%, the fit
-t = a + b N^3 per rank count, yeebench.io_fits; paper: 8 %), seconds_16_ranks and
-seconds_256_ranks at the largest N (extrapolated over rank counts, a power law: our assumption,
-the paper does not say how it extended its fit), bytes_per_step at the largest case (Fig. 4);
-and at the largest rank count and N: <format>_over_ascii and hdf5_over_binary (time ratios,
-< 1 = faster; paper: HDF5 beats binary only at >= 16 processes and > 1 GB). Outputs are
-removed after each case.
+  IoOutputPaper   one job: every format x every rank count (1, 2, 4 ... the partition's cores x
+                  nodes; up to 2 ranks a core only with -S oversubscribe=true) x every size N of the
+                  sweep (each rank an N^3 block, stacked along x; 10 steps written). `-S sizes=paper`
+                  runs the paper's 17 sizes 30, 40 ... 190 (large: ASCII at 190^3 x 8 ranks is ~5 GB
+                  per step); the default `quick` runs 20, 30, 40; a list such as `-S sizes=30,60` any
+                  others.
+The paper's configuration (the formats ascii, binary, hdf5, hdf5-zlib): one I/O server (`root`:
+the fields are gathered to rank 0, which writes one file per step), HDF5 as one 3-D dataset of
+6-component records (`--hdf5-layout records`; hdf5-zlib: chunked + shuffle + zlib), the fields
+excited by a point source at the centre of the first rank's block (the fields start at zero), and
+every file fsync'ed before the output timer stops (the time to stable storage, not to the page
+cache). Extra cases, other configurations of the same sweep: <format>-per-rank (every rank
+writes its own file at once, one dataset per component: the layout this check used before) and
+hdf5-zlib-components (root, one dataset per component).
+Beside them, per rank count and size, one run of the 10 steps without output (compute-p<P>-n<N>).
+FOMs: <format>_p<P>_n<N>_io_s (s per output step), p<P>_n<N>_compute_s_10_steps (the updates of
+the 10 steps without output, slowest rank: Fig. 3's reference) and, with 2 ranks or more,
+p<P>_n<N>_halo_over_compute (interface exchange / computation, the paper's "about 1/6");
+compute_s_10_steps and halo_over_compute at the largest rank count and N; per format
+fit_rms_error (%, the fit t = a + b N^3 per rank count, yeebench.io_fits; paper: 8 %),
+seconds_16_ranks and seconds_256_ranks at the largest N (extrapolated over rank counts, a power
+law: our assumption, the paper does not say how it extended its fit), bytes_per_step at the
+largest case (Fig. 4); and at the largest rank count and N, over the paper's configuration:
+<format>_over_ascii and hdf5_over_binary (time ratios, < 1 = faster; the paper's finding about
+>= 16 processes needs >= 16 ranks: observations['hardware']['ranks'] says how many were run).
+Outputs are removed after each case.
 """
 import reframe as rfm
 import reframe.utility.typecheck as typ
@@ -23,10 +35,31 @@ from yeebench import comparisons, io_fits, launch, sweeps
 from yeebench.fits import FitError
 from yeebench.sweep_check import SolverSweep
 
-#: format name -> yee options (hdf5-zlib: chunked, shuffle + deflate, paper 001's layout)
-FORMATS = {'ascii': ['--output', 'ascii'], 'binary': ['--output', 'binary'], 'hdf5': ['--output', 'hdf5'],
-           'hdf5-zlib': ['--output', 'hdf5', '--hdf5-compress', 'deflate']}
+#: The paper's configuration: one I/O server (root), every file on stable storage before the timer stops.
+PAPER_IO = ['--output-strategy', 'root', '--output-fsync']
+RECORDS = ['--output', 'hdf5', '--hdf5-layout', 'records']
+COMPONENTS = ['--output', 'hdf5', '--hdf5-layout', 'components']
+ZLIB = ['--hdf5-compress', 'deflate']
+#: format name -> yee options. The paper's four (hdf5-zlib: its HDF5 layout, one 3-D dataset of
+#: 6-component records, chunked, shuffle + zlib), then the extra configurations.
+FORMATS = {'ascii': ['--output', 'ascii', *PAPER_IO], 'binary': ['--output', 'binary', *PAPER_IO],
+           'hdf5': [*RECORDS, *PAPER_IO], 'hdf5-zlib': [*RECORDS, *ZLIB, *PAPER_IO],
+           'ascii-per-rank': ['--output', 'ascii', '--output-strategy', 'per-rank', '--output-fsync'],
+           'binary-per-rank': ['--output', 'binary', '--output-strategy', 'per-rank', '--output-fsync'],
+           'hdf5-zlib-per-rank': [*COMPONENTS, *ZLIB, '--output-strategy', 'per-rank', '--output-fsync'],
+           'hdf5-zlib-components': [*COMPONENTS, *ZLIB, *PAPER_IO]}
+#: The paper's configuration: the ratios and the compute reference come from these.
+PAPER_FORMATS = ('ascii', 'binary', 'hdf5', 'hdf5-zlib')
 STEPS = 10
+#: The case without output of each (P, N): the compute time and the halo exchange's share.
+COMPUTE = 'compute'
+
+
+def point_source(n):
+    """A point source at the centre of the first rank's N^3 block (the blocks are stacked along x);
+    the fields start at zero (paper 001: 'the point source excitation is placed at the centre of the
+    first FDTD subspace')."""
+    return ['--init-mode', 'none', '--source', 'ricker', '--source-pos', f'{n // 2},{n // 2},{n // 2}']
 
 
 @rfm.simple_test
@@ -42,14 +75,15 @@ class IoOutputPaper(SolverSweep):
     #: Largest RMS error (%) of a format's fit for its extrapolation to 16 and 256 ranks to be recorded.
     max_fit_error = variable(float, value=25.0)
 
-    #: Formats compared (keys of FORMATS).
+    #: Formats compared (keys of FORMATS: the paper's four and the extra configurations).
     formats = variable(typ.List[str], value=list(FORMATS))
 
     rounds = 1
     tags = {'app', 'full'}
-    # sizes where output outweighs the per-step fixed cost, best of 2 rounds: the fit stays within
-    # max_fit_error here (about 50 s on 2 shared cores; reframe/papers/001.md)
-    smoke_overrides = {'sizes': '24,32,40,48', 'rounds': 2, 'formats': ['ascii', 'binary', 'hdf5-zlib']}
+    # sizes where output outweighs the per-step fixed cost, best of 2 rounds (reframe/papers/001.md);
+    # the paper's three formats and the old per-rank HDF5 configuration beside them
+    smoke_overrides = {'sizes': '24,32,40,48', 'rounds': 2,
+                       'formats': ['ascii', 'binary', 'hdf5-zlib', 'hdf5-zlib-per-rank']}
 
     def is_smoke_case(self):
         return True
@@ -67,6 +101,12 @@ class IoOutputPaper(SolverSweep):
         cores = self.node_topology.num_cores
         self.ranks_list = io_fits.rank_counts(cores, nodes, self.oversubscribe)
         self.observations['oversubscribed'] = self.oversubscribe
+        # the paper's finding about 16 processes needs 16 ranks: the report compares only where they ran
+        self.observations['hardware'] = dict(comparisons.hardware(self.node_topology, nodes),
+                                             ranks=max(self.ranks_list))
+        self.observations['paper_configuration'] = (
+            'root strategy (one writer), HDF5 one 3-D dataset of 6-component records, point source at the '
+            'centre of the first block, fsync before the output timer stops: formats ' + ', '.join(PAPER_FORMATS))
         self.sizes_list = sizes
         env = {'OMP_NUM_THREADS': '1'}
         cases = []
@@ -74,34 +114,52 @@ class IoOutputPaper(SolverSweep):
             per_node = min(-(-p // nodes), 2 * cores)
             prefix = self.launch_for(p, launch.packed_options(self, per_node, cores, list(env)))
             for n in sizes:
+                # the reference without output: the updates' time, and the halo exchange not waiting
+                # for rank 0's writing (with one writer the other ranks wait for it in the next exchange)
+                cases.append(sweeps.Case(f'{COMPUTE}-p{p}-n{n}', prefix, env, options=tuple(str(o) for o in (
+                    '--nx', n * p, '--ny', n, '--nz', n, '--decomp', f'{p}x1x1', '--steps', STEPS,
+                    *point_source(n), '--quiet'))))
                 for fmt in self.formats:
                     name = f'{fmt}-p{p}-n{n}'
                     opts = ['--nx', n * p, '--ny', n, '--nz', n, '--decomp', f'{p}x1x1', '--steps', STEPS,
-                            '--init-mode', 'TM110+TE101', '--quiet', *FORMATS[fmt], '--output-strategy', 'per-rank',
+                            *point_source(n), '--quiet', *FORMATS[fmt],
                             '--output-dir', f'out-{comparisons.safe_name(name)}']
                     cases.append(sweeps.Case(name, prefix, env, options=tuple(str(o) for o in opts)))
         return cases
 
     def round_score(self, report):
+        if report['io'].get('format') == 'none':
+            return -report['seconds']['total']      # the compute reference: its fastest round
         return -report['io']['seconds_per_step']    # each case keeps its fastest output round
 
     def guarded(self, case, line):
+        if case.name.startswith(f'{COMPUTE}-'):
+            return line
         return f'{line}\nrm -rf out-{comparisons.safe_name(case.name)}'
 
     def work_problems(self, best):
         problems = []
         for rep_name, rep in best.items():
-            if rep.get('io', {}).get('steps_written') != STEPS:
-                problems.append(f'{rep_name}: wrote {rep.get("io", {}).get("steps_written")} of {STEPS} steps')
+            if rep_name.startswith(f'{COMPUTE}-'):
+                continue
+            io = rep.get('io', {})
+            if io.get('steps_written') != STEPS:
+                problems.append(f'{rep_name}: wrote {io.get("steps_written")} of {STEPS} steps')
+            if io.get('fsync') is not True:
+                problems.append(f'{rep_name}: the files were not fsync\'ed (io.fsync {io.get("fsync")})')
         return problems
 
     def collect_sweep_foms(self):
-        io_s = {}
+        io_s, compute = {}, {}
         for name, rep in self.best.items():
             fmt, p, n = name.rsplit('-', 2)
+            if fmt == COMPUTE:
+                compute[(int(p[1:]), int(n[1:]))] = rep['seconds']
+                continue
             io_s[(fmt, int(p[1:]), int(n[1:]))] = (rep['io']['seconds_per_step'], rep['io']['bytes_written'] / STEPS)
             self.add_fom(f'{comparisons.safe_name(name)}_io_s', rep['io']['seconds_per_step'], 's', 'lower')
         p_max, n_max = max(self.ranks_list), max(self.sizes_list)
+        self.compute_foms(compute, p_max, n_max)
         for fmt in self.formats:
             key = comparisons.safe_name(fmt)
             fits = io_fits.fit_by_ranks([(p, n, t) for (f, p, n), (t, _) in io_s.items() if f == fmt])
@@ -120,12 +178,31 @@ class IoOutputPaper(SolverSweep):
                 except FitError as err:
                     self.observations.setdefault('not_extrapolated', {})[f'{fmt} {target}'] = str(err)
             self.add_fom(f'{key}_bytes_per_step', io_s[(fmt, p_max, n_max)][1], 'B', 'lower')
-        at = {fmt: io_s[(fmt, p_max, n_max)][0] for fmt in self.formats}
+        at = {fmt: io_s[(fmt, p_max, n_max)][0] for fmt in self.formats if fmt in PAPER_FORMATS}
         if 'ascii' in at:
             self.add_ratios(at, 'ascii', 'time')
+        if p_max < 16:
+            self.observations['hdf5_over_binary_paper_finding'] = (
+                f'not comparable: the paper\'s finding needs 16 ranks or more, this run had {p_max}; '
+                'the ratios here are at that rank count')
         if 'binary' in at:
             for fmt in ('hdf5', 'hdf5-zlib'):
                 if fmt in at:
                     name, value, unit, direction = comparisons.ratio_foms({fmt: at[fmt], 'binary': at['binary']},
                                                                           'binary', 'time')[0]
                     self.add_fom(name, value, unit, direction)
+
+    def compute_foms(self, compute, p_max, n_max):
+        """Fig. 3's reference and the paper's communication share, from the runs without output: per
+        (P, N) the updates' time of the 10 steps (slowest rank, as the paper) and halo exchange / updates."""
+        for (p, n), sec in sorted(compute.items()):
+            self.add_fom(f'p{p}_n{n}_compute_s_{STEPS}_steps', sec['update'], 's', 'lower')
+            if p == p_max and n == n_max:
+                self.add_fom(f'compute_s_{STEPS}_steps', sec['update'], 's', 'lower')
+            if p > 1 and sec['update'] > 0:
+                self.add_fom(f'p{p}_n{n}_halo_over_compute', sec['halo'] / sec['update'], 'x', 'lower')
+                if p == p_max and n == n_max:
+                    self.add_fom('halo_over_compute', sec['halo'] / sec['update'], 'x', 'lower')
+        if p_max < 2:
+            comparisons.not_measured(self.observations, ['halo_over_compute'],
+                                     'NOT MEASURED: one rank has no interface to exchange')

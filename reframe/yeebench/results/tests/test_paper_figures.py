@@ -105,6 +105,16 @@ def test_for_row_gives_the_published_value_and_its_page():
     assert pf.for_row(dict(stats, parameters={"ranks": 4})) == []
 
 
+def test_paper_001s_16_rank_finding_and_one_sixth_only_beside_the_hardware_they_need():
+    finding = {"check": "IoOutputPaper", "metric": "hdf5_zlib_over_binary", "parameters": {}}
+    one_node = {"sockets_per_node": 1, "numa_nodes_per_node": 1, "nodes": 1, "ranks": 2}
+    assert pf.for_row(finding, one_node) == [] and pf.for_row(finding) == []
+    assert [f.value for f in pf.for_row(finding, dict(one_node, ranks=16))] == [1.0]
+    share = {"check": "IoOutputPaper", "metric": "halo_over_compute", "parameters": {}}
+    assert pf.for_row(share, one_node) == []
+    assert [round(f.value, 4) for f in pf.for_row(share, dict(one_node, nodes=2))] == [0.1667]
+
+
 def test_report_links_the_published_figure_to_its_page(tmp_path):
     from results_testutil import run_cli, synthetic_run
     run = synthetic_run(tmp_path, "r1", {"mcells_per_s": [2000, 2100, 2050]}, check="FdtdNumaSweep",
