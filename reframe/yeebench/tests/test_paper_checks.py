@@ -96,7 +96,7 @@ def _binding_foms(rates):
         def add_fom(self, name, value, unit, direction):
             self.foms[name] = (round(value, 3), unit, direction)
     rec = Recorder()
-    module.FdtdBindingSweep.collect_sweep_foms(rec)
+    module.FdtdBindingSweep.collect_count_foms(rec, rec.best, '')
     return rec.foms
 
 
