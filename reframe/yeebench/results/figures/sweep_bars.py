@@ -79,7 +79,10 @@ def _count_ratios(rows, baseline):
 def curve(check, sources, out, *, baseline, title, ylabel, stem, where_of=None, include=lambda case: True):
     """Each case's recorded ratio to its baseline against the node count (the `_<n>_nodes` figures of a
     sweep with a node curve), a line per case, 1 (as fast as the baseline) drawn grey; a note instead
-    where fewer than two counts were measured."""
+    where fewer than two counts were measured; nothing at all where the sweep ran on one count (its
+    figures carry no count)."""
+    if not any(_count_ratios(s.rows, baseline) for s in sources):
+        return common.Drawn()
     fig, ax = common.new()
     counts, index = set(), 0
     for source in sources:
