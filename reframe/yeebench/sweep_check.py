@@ -100,7 +100,8 @@ class SolverSweep(SolverMixin, YeebenchCheck):
             planned = self.sweep_cases(count)
             self.case_count.update({c.name: (sweeps.uncounted(c.name), count) for c in planned})
             self.cases += planned
-        self.skip_if(len(self.cases) < self.min_cases, 'fewer than two cases can run here, nothing to compare: '
+        on_all = [c for c in self.cases if self.case_count[c.name][1] == nodes]   # a curve adds no case to compare
+        self.skip_if(len(on_all) < self.min_cases, 'fewer than two cases can run here, nothing to compare: '
                      + '; '.join(f'{k}: {v}' for k, v in self.skipped_cases.items()))
         cores = self.node_topology.num_cores
         # the allocation: every core of every node; each case line launches its own geometry
