@@ -11,8 +11,16 @@ A case that this partition cannot run is left out before the job with its reason
 `observations['skipped_cases']`; a case whose component is missing on the compute node (an
 MPI collective component, numactl's policy) writes `case-NAME.skip` with the reason instead of
 a report, and is left out the same way.
+
+A comparison with `node_curve` runs its cases again on fewer nodes in the same job: on every count
+of `node_counts` (default 1, 2, 4 ... and all of `nodes`, the papers' curves), a case per (case,
+count), named `<case>@<n>-nodes` below all nodes. Each count's ratios are formed between its own
+cases; the figures of count n are recorded as `<figure>_<n>_nodes` (the largest count included,
+so that the curve is complete) and the figures on all nodes keep their names as well.
 """
 import os
+
+import reframe.utility.typecheck as typ
 
 import reframe.utility.sanity as sn
 from reframe.core.builtins import run_after, sanity_function, variable
@@ -35,6 +43,12 @@ class SolverSweep(SolverMixin, YeebenchCheck):
     #: Nodes the comparison uses; 0 = every node of the partition (the papers compare on all of them).
     nodes = variable(int, value=0)
 
+    #: Node counts of the curve (node_curve checks only); empty: 1, 2, 4 ... and all of `nodes`.
+    node_counts = variable(typ.List[int], value=[])
+
+    #: True: every case also runs on each smaller count of `node_counts`, in the same job.
+    node_curve = False
+
     tags = {'app', 'full'}
 
     #: Fewer cases than this and the check skips (a comparison that records one case sets 1).
@@ -51,8 +65,14 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         return opts[:at] + opts[at + 2:]
 
     def work_problems(self, best):
-        '''Problems when the cases did not do the same work (override where cases differ on purpose).'''
-        return sweeps.same_work(best)
+        '''Problems when the cases did not do the same work (override where cases differ on purpose):
+        like for like within each node count, one grid and step count over all of them.'''
+        groups = self.by_count(best)
+        problems = [f'on {n} node(s): {p}' if len(groups) > 1 else p
+                    for n, group in groups.items() for p in sweeps.same_work(group)]
+        if len(groups) > 1:
+            problems += sweeps.same_work({n: dict(r, ranks=1, threads=1) for n, r in best.items()})
+        return problems
 
     def round_score(self, report):
         '''What makes a round a case's best (higher is better); override where the comparison times
@@ -70,8 +90,18 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         self.skip_if(why, f'nodes={nodes}: {why}')
         self.sweep_nodes = nodes
         self.skipped_cases = {}
-        self.cases = self.sweep_cases(nodes)
-        self.skip_if(len(self.cases) < self.min_cases, 'fewer than two cases can run here, nothing to compare: '
+        self.layouts = {}
+        self.case_count = {}   # case name -> (its name on all nodes, its node count)
+        self.curve = sweeps.node_counts(nodes, self.node_counts) if self.node_curve else [nodes]
+        self.skip_if(not self.curve, f'node_counts={self.node_counts}: none between 1 and {nodes}')
+        self.cases = []
+        for count in sorted(self.curve, reverse=True):   # all nodes first: its cases decide the skip
+            self.planning_nodes = count
+            planned = self.sweep_cases(count)
+            self.case_count.update({c.name: (sweeps.uncounted(c.name), count) for c in planned})
+            self.cases += planned
+        on_all = [c for c in self.cases if self.case_count[c.name][1] == nodes]   # a curve adds no case to compare
+        self.skip_if(len(on_all) < self.min_cases, 'fewer than two cases can run here, nothing to compare: '
                      + '; '.join(f'{k}: {v}' for k, v in self.skipped_cases.items()))
         cores = self.node_topology.num_cores
         # the allocation: every core of every node; each case line launches its own geometry
@@ -81,6 +111,23 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         sweeps.run_sweep(self, [self.guarded(case, line) for case, line in zip(order, lines)],
                          stop_at_first_failure=True,
                          keep=[sweeps.report_file(c, r) for c in self.cases for r in range(self.rounds)])
+
+    def at_count(self, name):
+        '''The name of case `name` on the node count being planned (`name` itself on all nodes).'''
+        return sweeps.counted(name, self.planning_nodes, self.sweep_nodes)
+
+    def count_suffixes(self, count):
+        '''The suffixes the figures of `count` nodes are recorded under: '_<n>_nodes' on a curve of two
+        or more counts, and '' (the figure's plain name) on all nodes.'''
+        return ([''] if count == self.sweep_nodes else []) + ([f'_{count}_nodes'] if len(self.curve) > 1 else [])
+
+    def by_count(self, reports):
+        '''{node count: {case name on all nodes: report}} of {case name: report}.'''
+        out = {}
+        for name, rep in reports.items():
+            base, count = self.case_count.get(name, (name, self.sweep_nodes))
+            out.setdefault(count, {})[base] = rep
+        return dict(sorted(out.items()))
 
     def guarded(self, case, line):
         '''Override to wrap a case's line in a test, run on the compute node, of what the case needs.'''
@@ -132,12 +179,27 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         return stage_files.last_error_line(self, self.stderr, 'yee: error:', 'no stderr', 'nothing on stderr')
 
     def collect_foms(self):
-        for name, rep in self.best.items():
-            self.add_fom(f'{comparisons.safe_name(name)}_mcells_per_s', rep['mcells_per_s'], 'Mcells/s', 'higher')
+        for count, best in self.by_count(self.best).items():
+            for name, rep in best.items():
+                for suffix in self.count_suffixes(count):
+                    self.add_fom(f'{comparisons.safe_name(name)}_mcells_per_s{suffix}', rep['mcells_per_s'],
+                                 'Mcells/s', 'higher')
+        for count, best in self.by_count(self.best).items():
+            for suffix in self.count_suffixes(count):
+                self.collect_count_foms(best, suffix)
         self.collect_sweep_foms()
 
+    def collect_count_foms(self, best, suffix):
+        '''Override: the comparison's ratios between the cases of one node count, {name on all nodes:
+        report}, each recorded with `suffix` (see count_suffixes).'''
+
     def collect_sweep_foms(self):
-        '''Override: the comparison's ratios.'''
+        '''Override: figures over all cases (self.best).'''
+
+    def not_measured(self, figures, reason):
+        '''Record `figures` NOT MEASURED with `reason` under the suffixes of the count being planned.'''
+        comparisons.not_measured(self.observations, [f + s for f in figures
+                                                     for s in self.count_suffixes(self.planning_nodes)], reason)
 
     def add_ratios(self, values, baseline, kind, suffix=''):
         for name, value, unit, direction in comparisons.ratio_foms(values, baseline, kind):
@@ -189,5 +251,5 @@ class PlacedSweep(SolverSweep):
         try:
             return Placement(kind, threads).resolve(self.node_topology, nodes)
         except PlacementError as err:
-            self.skip_case(kind, str(err))
+            self.skip_case(self.at_count(kind), str(err))
             return None

@@ -38,6 +38,32 @@ class Case:
     options: tuple = ()                           # extra program options of this case
 
 
+def node_counts(nodes, wanted=()):
+    '''The node counts of a curve on `nodes` nodes: `wanted` where given (those from 1 to `nodes`), else
+    1, 2, 4 ... and `nodes` itself (the papers' curves); ascending.'''
+    if wanted:
+        return sorted({n for n in wanted if 1 <= n <= nodes})
+    counts, n = {nodes}, 1
+    while n < nodes:
+        counts.add(n)
+        n *= 2
+    return sorted(counts)
+
+
+#: Between a case's name and the node count it runs on, below all nodes.
+AT = '@'
+
+
+def counted(name, count, all_nodes):
+    '''Case `name` on `count` nodes: `name` itself on all nodes, else `name@<count>-nodes`.'''
+    return name if count == all_nodes else f'{name}{AT}{count}-nodes'
+
+
+def uncounted(name):
+    '''The name on all nodes of a case named by `counted`.'''
+    return name.split(AT, 1)[0]
+
+
 def report_file(case, rnd):
     return f'case-{safe_name(case.name if isinstance(case, Case) else case)}-r{rnd}.json'
 

@@ -94,8 +94,9 @@ EXPERIMENTS = (
        how="one job: the three placements on the same nodes (all of the partition's), the same grid, steps "
            "and ranks x threads (threads fill each rank's socket or node), interleaved over rounds; each "
            "placement checked from the solver's report; every placement twice, by the launcher's --map-by and "
-           "by an Open MPI rankfile as the paper placed them (per_socket_rankfile_mcells_per_s, ...); at the "
-           "partition's node count only (-S nodes=N for another), the paper's curve over node counts is not swept; "
+           "by an Open MPI rankfile as the paper placed them (per_socket_rankfile_mcells_per_s, ...); the plain "
+           "names on all the partition's nodes (-S nodes=N for fewer), and every case again on 1, 2, 4 ... nodes "
+           "in the same job, the paper's axis: <figure>_<n>_nodes (Fig. 6 (node curve)); "
            "with one socket per node (this machine, every virtual node) per socket and per node are the same run",
        needs=TWO_SOCKETS),
     _e("000", "Fig. 6 (per node)", "binding: one rank per node", "like for like",
@@ -107,6 +108,14 @@ EXPERIMENTS = (
        "FdtdBindingSweep", {}, "per_socket_over_per_core",
        (P(5300 / 2700, "x", "per socket / per core, 18 nodes (5300/2700)"),),
        how="per_node_over_per_core likewise (paper: 4900/2700 = 1.81)", needs=TWO_SOCKETS),
+    _e("000", "Fig. 6 (node curve)", "binding over node counts: per socket over per core on 1, 2, 4 ... nodes",
+       "like for like", "FdtdBindingSweep", {}, "per_socket_over_per_core_*_nodes",
+       how="the paper plots Mcells/s of each binding against 1-18 nodes and prints the 18-node values only; "
+           "here every placement runs on each count of 1, 2, 4 ... the partition's nodes in the one job and the "
+           "ratios of a count are between its own cases: <case>_mcells_per_s_<n>_nodes, <p>_over_per_core_<n>_nodes "
+           "(rankfile twins likewise), per_socket_over_per_node_<n>_nodes (NOT MEASURED on every count with one "
+           "socket per node); the report draws the ratios against the node count",
+       needs=TWO_SOCKETS),
     _e("000", "Fig. 6 (socket over node)", "binding: per socket over per node", "like for like",
        "FdtdBindingSweep", {}, "per_socket_over_per_node",
        (P(5300 / 4900, "x", "per socket / per node, 18 nodes (5300/4900)"),),
@@ -126,7 +135,15 @@ EXPERIMENTS = (
            "scheduler puts them, the paper's baseline) against the same ranks x threads bound per socket under "
            "numactl --localalloc and --interleave=all; same grid, steps and nodes; with one NUMA node (this "
            "machine, every virtual node) a policy moves no memory: the check records <policy>_over_unpinned "
-           "NOT MEASURED with that reason and emits the cases' rates only",
+           "NOT MEASURED with that reason and emits the cases' rates only; every case again on 1, 2, 4 ... nodes "
+           "in the same job (Fig. 7 (node curve))",
+       needs=TWO_NUMA),
+    _e("000", "Fig. 7 (node curve)", "NUMA policy over node counts: local memory over none on 1, 2, 4 ... nodes",
+       "like for like", "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_over_unpinned_*_nodes",
+       how="the paper's curve of Mcells/s with and without the policy against 1-18 nodes (values printed for 18 "
+           "only): the three cases on each count of 1, 2, 4 ... the partition's nodes in the one job, "
+           "<policy>_over_unpinned_<n>_nodes and <policy>_mcells_per_s_<n>_nodes; with one NUMA node per node "
+           "every count's ratios are NOT MEASURED with the reason",
        needs=TWO_NUMA),
     _e("000", "Fig. 7 (with NUMA)", "NUMA policy: Mcells/s with local memory", "like for like",
        "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_mcells_per_s",
@@ -353,13 +370,24 @@ EXPERIMENTS = (
        (P(1.15, "x", "with FCA over without, 16 nodes / 192 cores"),),
        how="FCA, Core-Direct and switch multicast are Mellanox hardware offloads that no longer ship; "
            "the solver with `--energy-every 1` under Open MPI's coll components (tuned, han, basic, ucc "
-           "where built; hcoll skipped where absent), speed over tuned"),
+           "where built; hcoll skipped where absent), speed over tuned on all the partition's nodes; "
+           "the curve over node counts is Fig. 5 (node curve)"),
+    _e("004", "Fig. 5 (node curve)", "with vs without FCA against node count: none to 4 nodes, +5 % at 8, +15 % at 16",
+       "instead", "FdtdCollectiveProfile", {}, "*_over_tuned_*_nodes",
+       (P(1.0, "x", "with FCA over without, up to 4 nodes"), P(1.05, "x", "with FCA over without, 8 nodes"),
+        P(1.15, "x", "with FCA over without, 16 nodes / 192 cores")),
+       how="every implementation on each count of 1, 2, 4 ... the partition's nodes in the one job, a rank per "
+           "core: <impl>_over_tuned_<n>_nodes (speed over tuned on n nodes) and the MPI profile per count "
+           "(<impl>_allreduce_share_<n>_nodes, ...); the report draws the ratios against the node count"),
     _e("004", "Fig. 6", "Allreduce and Bcast time with vs without FCA (> 10 % less)", "instead",
        "OsuCollective", {"case": "allreduce:*"}, "latency_*",
        how="OSU allreduce/bcast over sizes and process counts per coll implementation (tuned, its forced "
            "algorithms, han, basic, ucc and hcoll: the last two skipped with the reason where ompi_info on the node "
            "lists no such component); each but tuned also runs under tuned in the same job: "
-           "latency_<size>B_over_tuned; process counts, not node counts: the paper's axis (nodes) is not swept"),
+           "latency_<size>B_over_tuned; over process counts (2 ... 64, each its own job), packed a rank per core onto "
+           "as few nodes as hold them, so a count spans ceil(procs / cores per node) nodes (recorded as "
+           "observations['nodes']); the node-count curve of paper 004 is FdtdCollectiveProfile's "
+           "(Fig. 5 (node curve))"),
     _e("004", "Fig. 6 (over tuned)", "Allreduce time of an implementation over coll/tuned's", "instead",
        "OsuCollective", {"case": "allreduce:*"}, "latency_*B_over_tuned",
        how="time over tuned's at each size, same job and ranks (< 1: faster than tuned); the paper's FCA is "

@@ -96,7 +96,7 @@ def _binding_foms(rates):
         def add_fom(self, name, value, unit, direction):
             self.foms[name] = (round(value, 3), unit, direction)
     rec = Recorder()
-    module.FdtdBindingSweep.collect_sweep_foms(rec)
+    module.FdtdBindingSweep.collect_count_foms(rec, rec.best, '')
     return rec.foms
 
 
@@ -183,3 +183,48 @@ def test_multicast_whose_compiler_wrapper_cannot_build_is_not_measured_with_the_
                       '-S', f'mpicc={wrapper}', '-r', tmp_path=tmp_path)
     text = out.stdout + out.stderr
     assert 'could not build the mcast probe: wrapper: no underlying compiler' in text, text
+
+
+def _curve_foms(module_name, check, reports, all_nodes, curve):
+    from yeebench import sweeps
+    from yeebench.sweep_check import SolverSweep
+    cls = getattr(_check_module(module_name), check)
+
+    class Recorder:
+        add_ratios, by_count, count_suffixes = SolverSweep.add_ratios, SolverSweep.by_count, SolverSweep.count_suffixes
+        collect_foms = SolverSweep.collect_foms
+        collect_count_foms, collect_sweep_foms = cls.collect_count_foms, cls.collect_sweep_foms
+        cannot_differ = None
+
+        def __init__(self):
+            self.sweep_nodes, self.curve, self.foms = all_nodes, curve, {}
+            self.best = {sweeps.counted(name, n, all_nodes): rep for (name, n), rep in reports.items()}
+            self.case_count = {sweeps.counted(name, n, all_nodes): (name, n) for name, n in reports}
+
+        def add_fom(self, name, value, unit, direction):
+            self.foms[name] = round(value, 3)
+    rec = Recorder()
+    rec.collect_foms()
+    return rec.foms
+
+
+def test_collective_profile_records_each_node_counts_ratio_to_tuned():
+    def rep(rate):
+        return {'mcells_per_s': rate, 'seconds_mean': {'total': 10.0, 'halo': 1.0, 'reduce': 1.0, 'update': 8.0}}
+    foms = _curve_foms('fdtd_collectives', 'FdtdCollectiveProfile',
+                       {('tuned', 1): rep(10), ('han', 1): rep(10), ('tuned', 2): rep(20), ('han', 2): rep(23)}, 2, [1, 2])
+    assert foms['han_over_tuned_1_nodes'] == 1.0 and foms['han_over_tuned_2_nodes'] == 1.15
+    assert foms['han_over_tuned'] == 1.15                        # the plain name: all nodes
+    assert foms['han_mcells_per_s_1_nodes'] == 10 and foms['tuned_allreduce_share_2_nodes'] == 10.0
+    assert 'han_over_tuned_1_nodes' not in _curve_foms(           # one count: the plain names only
+        'fdtd_collectives', 'FdtdCollectiveProfile', {('tuned', 1): rep(10), ('han', 1): rep(10)}, 1, [1])
+
+
+def test_binding_sweep_forms_ratios_within_each_node_count_only():
+    def rep(rate):
+        return {'mcells_per_s': rate}
+    foms = _curve_foms('binding_sweep', 'FdtdBindingSweep',
+                       {('per-core', 1): rep(10), ('per-socket', 1): rep(20),
+                        ('per-core', 4): rep(30), ('per-socket', 4): rep(45)}, 4, [1, 4])
+    assert foms['per_socket_over_per_core_1_nodes'] == 2.0
+    assert foms['per_socket_over_per_core_4_nodes'] == foms['per_socket_over_per_core'] == 1.5

@@ -68,3 +68,18 @@ def test_run_sweep_stops_at_the_first_failure_only_when_asked(tmp_path):
     assert test.job.launcher.registered_name == 'local'
     sweeps.run_sweep(test, ['run a'])
     assert (tmp_path / sweeps.SCRIPT).read_text() == 'run a\n'
+
+
+def test_node_counts_double_up_to_the_partition_and_include_it():
+    assert sweeps.node_counts(1) == [1]
+    assert sweeps.node_counts(3) == [1, 2, 3]
+    assert sweeps.node_counts(16) == [1, 2, 4, 8, 16]
+    assert sweeps.node_counts(18) == [1, 2, 4, 8, 16, 18]
+    assert sweeps.node_counts(4, [4, 2, 9, 0]) == [2, 4]   # those asked for that the partition holds
+
+
+def test_a_case_on_fewer_nodes_is_named_with_its_count_and_back():
+    assert sweeps.counted('per-socket', 4, 4) == 'per-socket'
+    name = sweeps.counted('per-socket-rankfile', 2, 4)
+    assert name == 'per-socket-rankfile@2-nodes' and sweeps.uncounted(name) == 'per-socket-rankfile'
+    assert sweeps.report_file(name, 0) == 'case-per_socket_rankfile_2_nodes-r0.json'

@@ -2,6 +2,10 @@
 
 Each check is one job running every case of its comparison on the same nodes with the same grid,
 steps and ranks x threads (yeebench.sweep_check); all nodes of the partition unless `-S nodes=N`.
+The binding and NUMA sweeps run every case again on 1, 2, 4 ... nodes in the same job (the paper's
+curve; `-S node_counts=1,4` to choose): the ratios of each count are formed between its own cases
+and recorded as <figure>_<n>_nodes, the plain names being those on all nodes; where a comparison
+cannot differ (one socket, one NUMA node per node) it is NOT MEASURED on every count, with the reason.
 
   FdtdBindingSweep            Fig. 6: a rank per node / per socket / per core, threads filling
                               the rest of the node's cores, each placed with the launcher's
@@ -27,7 +31,7 @@ import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import variable
 
-from yeebench import comparisons, launch
+from yeebench import comparisons, launch, sweeps
 from yeebench.sweep_check import BINDINGS, SMOKE_SWEEP, PlacedSweep
 
 @rfm.simple_test
@@ -42,14 +46,17 @@ class FdtdBindingSweep(PlacedSweep):
     def is_smoke_case(self):
         return True
 
+    node_curve = True
+
     def sweep_cases(self, nodes):
         self.require_binding('rank placements')
         unknown = set(self.methods) - {'map-by', 'rankfile'}
         self.skip_if(unknown or not self.methods, f'methods must name map-by and/or rankfile, got {self.methods}')
         no_rankfile = launch.rankfile_unsupported(self, for_prefix=True)
-        self.observations['hardware'] = comparisons.hardware(self.node_topology, nodes)
-        self.cannot_differ = comparisons.cannot_differ('binding', self.observations['hardware'])
-        self.layouts = {}
+        if nodes == self.sweep_nodes:
+            self.observations['hardware'] = comparisons.hardware(self.node_topology, nodes)
+        # per node: a count of nodes changes neither the sockets nor the NUMA nodes of each
+        self.cannot_differ = comparisons.cannot_differ('binding', comparisons.hardware(self.node_topology, nodes))
         cases = []
         for method in ('map-by', 'rankfile'):
             if method not in self.methods:
@@ -57,34 +64,34 @@ class FdtdBindingSweep(PlacedSweep):
             for name, kind, threads in BINDINGS:
                 case = name + ('-rankfile' if method == 'rankfile' else '')
                 if method == 'rankfile' and no_rankfile:
-                    self.skip_case(case, no_rankfile)
+                    self.skip_case(self.at_count(case), no_rankfile)
                     continue
                 layout = self.resolved(kind, threads, nodes)
                 if layout is not None:
-                    cases.append(self.layout_case(case, layout, rankfile=method == 'rankfile'))
+                    cases.append(self.layout_case(self.at_count(case), layout, rankfile=method == 'rankfile'))
         if self.cannot_differ:   # decided before the run: the ratio is not emitted, the reason is recorded
-            names = {c.name for c in cases}
-            comparisons.not_measured(self.observations, [
-                f'per_socket{s.replace("-", "_")}_over_per_node{s.replace("-", "_")}' for s in ('', '-rankfile')
-                if {'per-socket' + s, 'per-node' + s} <= names], self.cannot_differ)
+            names = {sweeps.uncounted(c.name) for c in cases}
+            self.not_measured([f'per_socket{s.replace("-", "_")}_over_per_node{s.replace("-", "_")}'
+                               for s in ('', '-rankfile') if {'per-socket' + s, 'per-node' + s} <= names],
+                              self.cannot_differ)
         return cases
 
-    def collect_sweep_foms(self):
-        rates = {n: r['mcells_per_s'] for n, r in self.best.items()}
+    def collect_count_foms(self, best, suffix):
+        rates = {n: r['mcells_per_s'] for n, r in best.items()}
         # each method's placements over its own rank-per-core case (the paper's ratio), ...
-        for suffix in ('', '-rankfile'):
-            same = {n: v for n, v in rates.items() if n.endswith('-rankfile') == bool(suffix)}
-            if 'per-core' + suffix in same:
-                self.add_ratios(same, 'per-core' + suffix, 'rate')
+        for method in ('', '-rankfile'):
+            same = {n: v for n, v in rates.items() if n.endswith('-rankfile') == bool(method)}
+            if 'per-core' + method in same:
+                self.add_ratios(same, 'per-core' + method, 'rate', suffix)
         # ... and each rankfile case over the same placement by --map-by: ~1 when both place alike
         for name in (n for n in rates if n.endswith('-rankfile')):
             twin = name[:-len('-rankfile')]
             if twin in rates:
-                self.add_ratios({twin: rates[twin], name: rates[name]}, twin, 'rate')
+                self.add_ratios({twin: rates[twin], name: rates[name]}, twin, 'rate', suffix)
         # rank per socket over rank per node (the paper's 5300 / 4900): one socket per node makes them one run
-        for suffix in ('', '-rankfile'):
-            pair = {n: rates[n] for n in ('per-node' + suffix, 'per-socket' + suffix) if n in rates}
+        for method in ('', '-rankfile'):
+            pair = {n: rates[n] for n in ('per-node' + method, 'per-socket' + method) if n in rates}
             if len(pair) < 2:
                 continue
             if not self.cannot_differ:   # else recorded NOT MEASURED when the cases were planned
-                self.add_ratios(pair, 'per-node' + suffix, 'rate')
+                self.add_ratios(pair, 'per-node' + method, 'rate', suffix)

@@ -1,6 +1,10 @@
 """MPI collectives (paper 004): OSU osu_allreduce / osu_bcast / osu_alltoall.
 
-Swept over message sizes x process counts x Open MPI collective implementation:
+Swept over message sizes x process counts x Open MPI collective implementation (each process
+count packed a rank per core onto as few nodes as hold it, observations['nodes']: the process
+counts are the node counts of paper 004's axis; the solver's curve over 1, 2, 4 ... nodes in one
+job is FdtdCollectiveProfile's, as a per-node-count sweep here would repeat every benchmark, its
+tuned twin and its ping-pongs per count):
 coll/tuned with its own decisions, tuned with forced algorithms, han, basic, ucc and hcoll (the
 UCC and HCOLL components, successors of paper 004's FCA: where `ompi_info` on the compute node
 lists no such component the case is skipped with that reason, as FdtdCollectiveProfile does).
@@ -94,6 +98,8 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
         self.env_vars.update(mpi.collective_env(self.collective, self.case[1]))
         self.apply_packed(self.num_procs, 1, min(self.num_procs, self.node_topology.num_cores))
         self.observations['osu'] = {'path': path, 'origin': capabilities.osu_origin(self.current_partition)}
+        # packed a rank per core: the process count sets the nodes (paper 004's axis)
+        self.observations['nodes'] = -(-self.num_procs // self.num_tasks_per_node)
         self.executable = path
         self.executable_opts = osu.options(self.max_size, self.iterations, self.warmup)
         self.pingpong, _ = capabilities.osu_benchmark(self.current_partition, osu.PINGPONG)

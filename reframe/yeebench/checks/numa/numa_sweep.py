@@ -2,6 +2,10 @@
 
 Each check is one job running every case of its comparison on the same nodes with the same grid,
 steps and ranks x threads (yeebench.sweep_check); all nodes of the partition unless `-S nodes=N`.
+The binding and NUMA sweeps run every case again on 1, 2, 4 ... nodes in the same job (the paper's
+curve; `-S node_counts=1,4` to choose): the ratios of each count are formed between its own cases
+and recorded as <figure>_<n>_nodes, the plain names being those on all nodes; where a comparison
+cannot differ (one socket, one NUMA node per node) it is NOT MEASURED on every count, with the reason.
 
   FdtdBindingSweep            Fig. 6: a rank per node / per socket / per core, threads filling
                               the rest of the node's cores, each placed with the launcher's
@@ -44,22 +48,23 @@ class FdtdNumaSweep(PlacedSweep):
     def policies(self):
         return {'unpinned': None, 'localalloc': ['--localalloc'], 'interleave': ['--interleave=all']}
 
+    node_curve = True
+
     def sweep_cases(self, nodes):
         self.require_binding('the bound cases of a NUMA comparison')
         self.require_feature('numactl')
-        self.observations['hardware'] = comparisons.hardware(self.node_topology, nodes)
-        self.cannot_differ = comparisons.cannot_differ('numa', self.observations['hardware'])
-        self.layouts = {}
+        if nodes == self.sweep_nodes:
+            self.observations['hardware'] = comparisons.hardware(self.node_topology, nodes)
+        self.cannot_differ = comparisons.cannot_differ('numa', comparisons.hardware(self.node_topology, nodes))
         kind, threads = {b[0]: b[1:] for b in BINDINGS}[self.placement]
         layout = self.resolved(kind, threads, nodes)
-        self.skip_if(layout is None, self.skipped_cases.get(kind))
+        self.skip_if(layout is None, self.skipped_cases.get(self.at_count(kind)))
         cases = []
         for policy, args in self.policies.items():
             wrapper = ('numactl', *args) if args else ()
-            cases.append(self.layout_case(policy, layout, wrapper=wrapper, bound=args is not None))
+            cases.append(self.layout_case(self.at_count(policy), layout, wrapper=wrapper, bound=args is not None))
         if self.cannot_differ:   # one NUMA node: a policy moves no memory, the ratio would measure binding only
-            comparisons.not_measured(self.observations, [f'{p}_over_unpinned' for p in self.policies
-                                                         if p != 'unpinned'], self.cannot_differ)
+            self.not_measured([f'{p}_over_unpinned' for p in self.policies if p != 'unpinned'], self.cannot_differ)
         return cases
 
     def guarded(self, case, line):
@@ -70,7 +75,7 @@ class FdtdNumaSweep(PlacedSweep):
         return (f'if why=$({probe} 2>&1); then {line}; else echo "numactl refused {case.name}: $why" '
                 f'> {skip_file(case)}; fi')
 
-    def collect_sweep_foms(self):
-        rates = {n: r['mcells_per_s'] for n, r in self.best.items()}
+    def collect_count_foms(self, best, suffix):
+        rates = {n: r['mcells_per_s'] for n, r in best.items()}
         if 'unpinned' in rates and not self.cannot_differ:   # else NOT MEASURED, recorded at planning
-            self.add_ratios(rates, 'unpinned', 'rate')
+            self.add_ratios(rates, 'unpinned', 'rate', suffix)

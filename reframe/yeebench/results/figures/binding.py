@@ -1,5 +1,6 @@
 """Binding (paper 000 Fig. 6): Mcells/s per placement of the ranks (one per node, socket, core),
-as grouped bars with each placement's speed over rank-per-core written on it."""
+as grouped bars with each placement's speed over rank-per-core written on it, on all nodes; and each
+placement's speed over rank-per-core against the node count where the sweep ran several."""
 from yeebench.results.figures import case_bars, sweep_bars
 
 CHECKS = ("FdtdBindingSweep", "SolverPlacement")
@@ -19,11 +20,16 @@ def draw(check, sources, out):
                               title=f"{check}: solver rate per rank layout and placement method",
                               xlabel="rank layout (nodes:sockets:cores)", ylabel="solver rate [Mcells/s]",
                               stem="layout")
-    return sweep_bars.draw(
+    baseline = lambda case: "per_core_rankfile" if case.endswith("_rankfile") else "per_core"  # noqa: E731
+    drawn = sweep_bars.draw(
         check, sources, out,
-        baseline=lambda case: "per_core_rankfile" if case.endswith("_rankfile") else "per_core",
+        baseline=baseline,
         group_of=_placement, groups=_PLACEMENTS,
         series_of=lambda case: "rankfile" if case.endswith("_rankfile") else "--map-by",
         series=("--map-by", "rankfile"),
         title=f"{check}: solver rate per rank placement (on the bars: speed over rank per core)",
         xlabel="rank placement (same nodes, grid, steps and ranks x threads)", stem="placement")
+    drawn += sweep_bars.curve(check, sources, out, baseline=baseline,
+                              title=f"{check}: speed over rank per core against node count",
+                              ylabel="speed over rank per core [x]", stem="placement")
+    return drawn

@@ -1,6 +1,7 @@
 """Collectives (paper 004): OSU latency against message size per collective implementation, with
 the alpha-beta lower bound the check measured it against; the solver's rate per implementation
-of its every-step Allreduce as bars with the speed over coll/tuned written on them."""
+of its every-step Allreduce as bars with the speed over coll/tuned written on them (all nodes), and
+that speed against the node count where the profile ran several."""
 import re
 
 from yeebench.results import stats
@@ -58,9 +59,13 @@ def draw(check, sources, out):
     if check == "OsuCollective":
         return _osu(check, sources, out)
     impls = sorted(sweep_bars.rates([r for s in sources for r in s.rows]))
-    return sweep_bars.draw(
+    drawn = sweep_bars.draw(
         check, sources, out, baseline=lambda case: "tuned", group_of=lambda case: "", groups=("",),
         series_of=lambda case: case, series=impls,
         where_of=lambda rows: [({}, "Allreduce every step")],
         title=f"{check}: solver rate per collective implementation (on the bars: speed over tuned)",
         xlabel="collective implementation (Open MPI coll component), same job", stem="implementation")
+    drawn += sweep_bars.curve(check, sources, out, baseline=lambda case: "tuned",
+                              title=f"{check}: solver speed over coll/tuned against node count (paper 004 Fig. 5)",
+                              ylabel="speed over coll/tuned [x]", stem="implementation")
+    return drawn

@@ -1,5 +1,6 @@
 """NUMA policy (paper 000 Fig. 7, paper 003's NUMA distances): Mcells/s per memory policy as
-grouped bars with each policy's speed over no policy written on it; memory bandwidth per policy."""
+grouped bars with each policy's speed over no policy written on it (all nodes) and against the node
+count where the sweep ran several; memory bandwidth per policy."""
 from yeebench.results.figures import case_bars, common, sweep_bars
 
 CHECKS = ("FdtdNumaSweep", "NumaSolver", "NumaBandwidth")
@@ -47,8 +48,12 @@ def draw(check, sources, out):
         return case_bars.draw(check, sources, out, metric="mcells_per_s", group="policy",
                               title=f"{check}: solver rate per memory policy", xlabel="memory policy (numactl)",
                               ylabel="solver rate [Mcells/s]", stem="policy")
-    return sweep_bars.draw(
+    drawn = sweep_bars.draw(
         check, sources, out, baseline=lambda case: "unpinned", group_of=lambda case: "",
         groups=("",), series_of=lambda case: case, series=_POLICIES, where_of=_by_placement,
         title=f"{check}: solver rate per memory policy (on the bars: speed over unpinned)",
         xlabel="rank placement; bars: memory policy (same nodes, grid, steps and ranks x threads)", stem="policy")
+    drawn += sweep_bars.curve(check, sources, out, baseline=lambda case: "unpinned", where_of=_by_placement,
+                              title=f"{check}: speed over unpinned against node count",
+                              ylabel="speed over unpinned [x]", stem="policy")
+    return drawn

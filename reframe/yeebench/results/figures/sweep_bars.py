@@ -64,3 +64,47 @@ def draw(check, sources, out, *, baseline, group_of, series_of, groups, series, 
     ax.set_xlabel(xlabel)
     ax.set_ylabel("solver rate [Mcells/s]")
     return common.Drawn([common.save(fig, ax, title, out / f"{common.safe(check)}_{stem}.png")])
+
+
+def _count_ratios(rows, baseline):
+    """{case: {nodes: [ratio rows]}} of the `<case>_over_<baseline>_<n>_nodes` figures a node curve records."""
+    out = {}
+    for found, row in common.matching(rows, r"(?P<case>.+)_over_(?P<base>.+)_(?P<n>\d+)_nodes"):
+        case = found.group("case")
+        if found.group("base") == baseline(case):
+            out.setdefault(case, {}).setdefault(int(found.group("n")), []).append(row)
+    return out
+
+
+def curve(check, sources, out, *, baseline, title, ylabel, stem, where_of=None, include=lambda case: True):
+    """Each case's recorded ratio to its baseline against the node count (the `_<n>_nodes` figures of a
+    sweep with a node curve), a line per case, 1 (as fast as the baseline) drawn grey; a note instead
+    where fewer than two counts were measured; nothing at all where the sweep ran on one count (its
+    figures carry no count)."""
+    if not any(_count_ratios(s.rows, baseline) for s in sources):
+        return common.Drawn()
+    fig, ax = common.new()
+    counts, index = set(), 0
+    for source in sources:
+        for where, prefix in (where_of(source.rows) if where_of else [({}, "")]):
+            rows = [r for r in source.rows if all(str(r["parameters"].get(k)) == str(v) for k, v in where.items())]
+            for case, by_count in sorted(_count_ratios(rows, baseline).items()):
+                if not include(case) or len(by_count) < 2:
+                    continue
+                xs = sorted(by_count)
+                ys = [common.median_of(by_count[n], by_count[n][0]["metric"]) for n in xs]
+                name = f"{prefix}: {case} over {baseline(case)}" if prefix else f"{case} over {baseline(case)}"
+                ax.plot(xs, ys, marker="o", color=f"C{index % 10}", label=common.series_name(name, source, sources),
+                        **common.line_style(source))
+                counts.update(xs)
+                index += 1
+    if len(counts) < 2:
+        common.close(fig)
+        return common.Drawn(notes=[f"{check}: one node count measured, no curve over node counts: see the table"])
+    ax.axhline(1.0, color="grey", linewidth=0.9, linestyle="--", label="as fast as the baseline")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted(counts))
+    ax.set_xticklabels([str(n) for n in sorted(counts)])
+    ax.set_xlabel("nodes (every case on each count, one job)")
+    ax.set_ylabel(ylabel)
+    return common.Drawn([common.save(fig, ax, title, out / f"{common.safe(check)}_{stem}_nodes.png")])

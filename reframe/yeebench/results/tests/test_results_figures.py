@@ -182,3 +182,13 @@ def test_a_baseline_is_drawn_beside_the_run_and_named(monkeypatch, tmp_path):
     run, base = _source(_binding_sweep()), sources.RowSource("b", _rows("b", _binding_sweep()), [])
     plots.write_figures([run], tmp_path, baseline=base)
     assert seen["FdtdBindingSweep_placement.png"] == ["--map-by [r]", "--map-by [baseline b]"]
+
+
+def test_a_sweep_over_node_counts_adds_its_ratios_against_the_node_count(tmp_path):
+    entries = _binding_sweep()
+    for n, scale in ((1, 1.2), (2, 1.1), (4, 1.0)):
+        entries += [("FdtdBindingSweep", {"nodes": 0}, f"{case}_over_per_core_{n}_nodes", "x", "higher", [v * scale / 640])
+                    for case, v in (("per_node", 250), ("per_socket", 350))]
+    paths, notes = plots.write_figures([_source(entries)], tmp_path)
+    assert sorted(p.name for p in paths) == ["FdtdBindingSweep_placement.png", "FdtdBindingSweep_placement_nodes.png"]
+    assert notes == []
