@@ -7,7 +7,7 @@ the run report as the loggable `perf_directions`. `infer_direction` is only the
 fallback for a figure a report does not declare (a check outside the suite).
 This module is also the one place that converts non-SI units (binary
 prefixes, NetPIPE's Mbps) to SI-prefixed ones so results compare across tools.
-FIGURES declares, beside each figure's unit, the plausibility rules
+FIGURES declares the plausibility rules (a figure's unit is its check's, given to add_fom) that
 `yeebench results` evaluates at ingest (results/plausibility.py): a figure
 that breaks one is flagged in the report and the log, never failed.
 """
@@ -31,36 +31,38 @@ LATENCY_ON_SMALL_SIZE_FIT = "latency-on-small-size-fit"  # 1-16 KiB latencies ne
 # gated=False: a diagnostic derived from gated figures (a ratio of two of them, a phase's share of the
 # time); compared and shown, but its change reads "changed", never "regressed": whatever regresses it
 # regresses the figures it is derived from, which the gate judges, and its own change is theirs amplified.
-Figure = namedtuple("Figure", "pattern unit rules meaning gated", defaults=(True,))
+# non_negative: the figure cannot be below zero (a share, an efficiency, a bandwidth, a ratio); its unit is
+# the check's (add_fom), declared there only.
+Figure = namedtuple("Figure", "pattern rules meaning gated non_negative", defaults=(True, True))
 # First matching pattern wins; the last entry applies to every figure.
 FIGURES = (
-    Figure("parallel_efficiency", "%", (AT_MOST_100_PERCENT, REPEATS_AGREE),
+    Figure("parallel_efficiency", (AT_MOST_100_PERCENT, REPEATS_AGREE),
            "speed-up / cores against a 1-core run in the same job", gated=False),
-    Figure("halo_share", "%", (REPEATS_AGREE,),
+    Figure("halo_share", (REPEATS_AGREE,),
            "share of the solver's loop time spent in the halo exchange", gated=False),
-    Figure("efficiency_*B", "%", (WITHIN_MODEL_BOUND, REPEATS_AGREE),
+    Figure("efficiency_*B", (WITHIN_MODEL_BOUND, REPEATS_AGREE),
            "alpha-beta lower bound / measured collective latency"),
-    Figure("triad_bw", "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
+    Figure("triad_bw", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
            "STREAM-style triad bandwidth (numa-bw)"),
-    Figure("copy_bw", "GB/s", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
+    Figure("copy_bw", (WORKING_SET_OVER_LLC, WITHIN_MEMORY_PEAK, REPEATS_AGREE),
            "STREAM-style copy bandwidth (numa-bw)"),
-    Figure("peak_bw", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("peak_bw", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "best point-to-point bandwidth of the curve (one direction)"),
-    Figure("bw_large", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("bw_large", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "point-to-point bandwidth at large messages (one direction)"),
-    Figure("peak_bibw", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("peak_bibw", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "best bidirectional bandwidth (both directions: bounded by twice the link rate)"),
-    Figure("bibw_large", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("bibw_large", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "bidirectional bandwidth at large messages (bounded by twice the link rate)"),
-    Figure("peak_mbw", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("peak_mbw", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "best multi-pair bandwidth (one direction)"),
-    Figure("mbw_large", "MB/s", (WITHIN_LINK_RATE, REPEATS_AGREE),
+    Figure("mbw_large", (WITHIN_LINK_RATE, REPEATS_AGREE),
            "multi-pair bandwidth at large messages (one direction)"),
-    Figure("ratio_*", "%", (CONTAINER_LIKE_NATIVE, REPEATS_AGREE),
+    Figure("ratio_*", (CONTAINER_LIKE_NATIVE, REPEATS_AGREE),
            "the figure in the container / natively, same node and ranks (100 = no overhead)"),
-    Figure("latency_*", "us", (LATENCY_ON_SMALL_SIZE_FIT, REPEATS_AGREE),
+    Figure("latency_*", (LATENCY_ON_SMALL_SIZE_FIT, REPEATS_AGREE),
            "one message's latency at a size (point-to-point: one way; collectives: per call)"),
-    Figure("*", None, (REPEATS_AGREE,), ""),
+    Figure("*", (REPEATS_AGREE,), "", non_negative=False),
 )
 # Directions of the link a bandwidth figure uses at once (WITHIN_LINK_RATE's bound is this x the rate).
 LINK_DIRECTIONS = {"peak_bibw": 2, "bibw_large": 2}
@@ -112,9 +114,9 @@ _BYTE_UNITS = {"B", "kB", "MB", "GB", "TB"}
 
 
 def non_negative(metric, unit):
-    """True when the figure cannot be negative: every FIGURES entry with a declared unit (efficiencies,
+    """True when the figure cannot be negative: every FIGURES entry but the catch-all (efficiencies,
     shares, bandwidths, ratios), and any time, byte or per-second (SI) unit."""
-    if figure(metric).unit is not None:
+    if figure(metric).non_negative:
         return True
     unit = (unit or "").strip()
     return unit in _TIME_UNITS or unit in _BYTE_UNITS or unit.endswith("/s")
