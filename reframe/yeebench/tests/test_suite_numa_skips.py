@@ -63,6 +63,30 @@ def test_a_refused_memory_policy_skips_with_numactls_error(tmp_path):
     assert 'numa-bw.json' not in out
 
 
+#: numactl that lets the launch host's probe (`numactl ARGS true`) through and refuses in the job: the
+#: partition looks able to set the policy, the node is not (a remote node the launch host cannot probe).
+REFUSING_IN_THE_JOB = f'''#!/bin/sh
+for last; do :; done
+case "$1" in --hardware|-H) exec {shutil.which('numactl') or 'false'} "$@" ;; esac
+[ "$last" = true ] && exec {shutil.which('numactl') or 'false'} "$@"
+echo "set_mempolicy: Operation not permitted" >&2
+exit 1
+'''
+
+
+def test_a_policy_refused_only_in_the_job_skips_with_numactls_error(tmp_path):
+    if not os.access(REPO / 'build/install/bin/numa-bw', os.X_OK) or not shutil.which('numactl'):
+        pytest.skip('needs numactl and build/install/bin/numa-bw (make build)')
+    fake = tmp_path / 'fake'
+    fake.mkdir()
+    (fake / 'numactl').write_text(REFUSING_IN_THE_JOB)
+    (fake / 'numactl').chmod(0o755)
+    out = reframe('-n', 'NumaBandwidth%policy=localalloc', '--mode', 'smoke', '-r', tmp_path=tmp_path,
+                  path=f'{fake}{os.pathsep}{os.environ["PATH"]}')
+    assert 'SKIP' in out and 'FAIL' not in out, out
+    assert 'the memory policy cannot be set on the node: set_mempolicy: Operation not permitted' in out, out
+
+
 def test_numactl_failure_finds_the_refused_call():
     sys.path.insert(0, str(REPO / 'reframe/yeebench/checks/numa'))
     try:
