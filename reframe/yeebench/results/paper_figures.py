@@ -235,8 +235,14 @@ EXPERIMENTS = (
        "FdtdPackingSweep", {"ranks": "64"}, "full_over_half_seconds",
        (P(1.3, "x", "time with 4 cores per node / 2 cores per node, 64 processes"),),
        how="one job per rank count (2 ... 64): the ranks on all cores of as few nodes as hold them and on half "
-           "of each node's cores, same grid; the PEC box instead of the PIC code; other rank counts: ranks=*",
+           "of each node's cores, the same flat grid split one way (ranks x 1 x 1, the paper's 4000 x 2000 x 1 "
+           "scaled to 800 x 400 x 4); the PEC box instead of the PIC code; other rank counts: ranks=*",
        ci=CI_FEW_CORES),
+    _e("002", "Fig. 3 (speedup)", "speedup against one process, 4 and 2 cores per node", "like for like",
+       "FdtdPackingSweep", {"ranks": "*"}, "full_speedup",
+       how="each rank count's job also runs one rank alone on the same grid: full_speedup (all cores of a node) "
+           "and half_speedup (half of them) are that time over the case's; over the ranks=2 ... 64 jobs they "
+           "are the paper's two curves"),
     _e("002", "Table 1 (8 bytes)", "bytes per step, 8 processes", "instead",
        "FdtdMessageStats", {"ranks": "8"}, "halo_bytes_per_step", (P(196244, "B", "bytes per step, 8 processes"),),
        how="the solver split along x (ranks x 1 x 1, the paper's 1-D decomposition) of a flat grid (the paper's 4000 x 2000 x 1 scaled to 800 x 400 x 4), half of each node's cores in use; fields only, no particles, so fewer bytes",

@@ -2,10 +2,13 @@
 
   FdtdPackingSweep %ranks   Fig. 3: `ranks` single-threaded ranks packed on all cores of as few
                             nodes as hold them (`full`) and on half of each node's cores (`half`,
-                            twice the nodes), one job, same grid. FOMs: <case>_mcells_per_s,
-                            full_over_half_seconds (time with full packing / half; paper: 1.3
-                            at 64 processes). Skipped where half packing needs more nodes than
-                            the partition has.
+                            twice the nodes), and one rank alone (`one`, the speedup's base), one
+                            job, the same flat grid split one way (ranks x 1 x 1, as the paper's
+                            4000 x 2000 x 1). FOMs: <case>_mcells_per_s, full_over_half_seconds
+                            (time with full packing / half; paper: 1.3 at 64 processes),
+                            full_speedup and half_speedup (time of one rank / time of the case:
+                            over the `ranks` jobs, the paper's speedup curve). Skipped where half
+                            packing needs more nodes than the partition has.
   FdtdMessageStats %ranks   Table 1 and paper 001's communication share: the solver split along
                             one axis (ranks x 1 x 1, as the paper's 1-D decomposition) of a flat
                             grid (the paper's 4000 x 2000 x 1 scaled to 800 x 400 x 4), half of each
@@ -21,7 +24,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, parameter, run_after, sanity_function, variable
 
-from yeebench import comparisons, launch, stage_files, sweeps
+from yeebench import comparisons, launch, scaling, stage_files, sweeps
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport
@@ -42,10 +45,19 @@ class FdtdPackingSweep(SolverSweep):
 
     ranks = parameter(RANKS)
 
-    smoke_overrides = dict(SMOKE_SOLVER, rounds=1)
+    #: The flat grid split along x (paper 002: 4000 x 2000 x 1, scaled as FdtdMessageStats's).
+    shape = variable(str, value='800x400x4')
+
+    smoke_overrides = dict(SMOKE_SOLVER, rounds=1, shape='160x80x4')
 
     def is_smoke_case(self):
         return self.ranks == 2
+
+    def sweep_options(self):
+        opts = super().sweep_options()
+        at = opts.index('--n')                      # the cube's size gives way to the flat shape
+        nx, ny, nz = self.shape.split('x')
+        return ['--nx', nx, '--ny', ny, '--nz', nz] + opts[:at] + opts[at + 2:]
 
     def sweep_cases(self, nodes):
         cores = self.node_topology.num_cores
@@ -58,24 +70,39 @@ class FdtdPackingSweep(SolverSweep):
         cases = []
         for name, per_node in (('full', min(cores, self.ranks)), ('half', half)):
             options = launch.packed_options(self, per_node, cores, list(env))
-            cases.append(sweeps.Case(name, self.launch_for(self.ranks, options), env))
+            cases.append(sweeps.Case(name, self.launch_for(self.ranks, options), env,
+                                     options=('--decomp', f'{self.ranks}x1x1')))
+        alone = launch.packed_options(self, 1, cores, list(env))
+        cases.append(sweeps.Case('one', self.launch_for(1, alone), env, options=('--decomp', '1x1x1')))
         return cases
+
+    def work_problems(self, best):
+        # `one` is the speedup's base: the same grid and steps on one rank, the others on `ranks`
+        problems = sweeps.same_work({n: r for n, r in best.items() if n != 'one'})
+        return problems + sweeps.same_work({n: dict(r, ranks=1, threads=1) for n, r in best.items()})
 
     def case_problems(self, case, report):
         per_node = {}
         for rec in report['placement']:
             per_node[rec['host']] = per_node.get(rec['host'], 0) + 1
         cores = self.node_topology.num_cores
-        want = min(cores, self.ranks) if case.name == 'full' else cores // 2
-        if report['ranks'] != self.ranks or max(per_node.values()) > want:
+        ranks = 1 if case.name == 'one' else self.ranks
+        want = {'full': min(cores, self.ranks), 'half': cores // 2, 'one': 1}[case.name]
+        if report['ranks'] != ranks or max(per_node.values()) > want:
             return [f'{report["ranks"]} ranks, up to {max(per_node.values())} per node; '
-                    f'{self.ranks} requested, {want} per node']
+                    f'{ranks} requested, {want} per node']
+        if case.name != 'one' and report.get('dims', [ranks, 1, 1])[1:] not in ([1, 1], (1, 1)):
+            return [f'split {report.get("dims")}, not {ranks} x 1 x 1']
         return []
 
     def collect_sweep_foms(self):
         seconds = {n: r['seconds']['total'] for n, r in self.best.items()}
         self.add_fom('full_over_half_seconds', *comparisons.time_ratio(seconds['full'], seconds['half'])[:1],
                      'x', 'lower')
+        if 'one' in seconds:
+            for name in ('full', 'half'):
+                self.add_fom(f'{name}_speedup', scaling.speedup(seconds[name], seconds['one'], kind='time'),
+                             'x', 'higher')
 
 
 @rfm.simple_test
