@@ -25,7 +25,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, sanity_function, variable
 
-from yeebench import spack_env
+from yeebench import spack_env, stage_files
 from yeebench.backends import BACKENDS_DIR, backend_traits, solver_backends  # noqa: F401 (importable here)
 from yeebench.base import SmokeRun
 from yeebench.package_data import source_tree
@@ -151,20 +151,14 @@ class CMakeOrFoundBinaries(SmokeRun, rfm.CompileOnlyRegressionTest):
 
     @run_before('sanity')
     def read_origin(self):
-        try:
-            with open(os.path.join(self.stagedir, 'origin.txt')) as fh:
-                origins = {line.split()[1] for line in fh if line.split()}
-        except OSError:
-            return
-        self.origin = ','.join(sorted(origins))
+        text = stage_files.read_stage_file(self, 'origin.txt', default=None)
+        if text is not None:
+            self.origin = ','.join(sorted({line.split()[1] for line in text.splitlines() if line.split()}))
 
     def missing(self, program):
         '''Why an optional program is absent on this partition's nodes (None when it is there).'''
-        try:
-            with open(os.path.join(self.stagedir, f'missing-{program}.txt')) as fh:
-                return fh.read().strip() or f'{program} is missing'
-        except OSError:
-            return None
+        text = stage_files.read_stage_file(self, f'missing-{program}.txt', default=None)
+        return None if text is None else (text.strip() or f'{program} is missing')
 
     @sanity_function
     def programs_exist(self):
