@@ -23,6 +23,7 @@ import shlex
 import reframe as rfm
 import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
+from reframe.core.exceptions import ReframeError
 from reframe.core.builtins import run_before, sanity_function, variable
 
 from yeebench import spack_env, stage_files
@@ -130,11 +131,14 @@ class CMakeOrFoundBinaries(SmokeRun, rfm.CompileOnlyRegressionTest):
         if 'spack' in self.current_environ.features:
             self.take_from_spack()
             return
+        try:
+            source = source_tree(self.source_subdir)
+        except KeyError as err:          # a -S value naming no shipped tree: one line, no traceback
+            raise ReframeError(f'source_subdir: {err.args[0]}') from None
         optional = self.optional_programs()
         self.paths = {p: os.path.join(self.stagedir, 'bin', p) for p in list(self.programs) + list(optional)}
         self.prebuild_cmds, self.postbuild_cmds = setup_find_or_build(
-            self.build_system, self.programs, source_tree(self.source_subdir), self.cmake_options,
-            self.build_jobs, optional)
+            self.build_system, self.programs, source, self.cmake_options, self.build_jobs, optional)
 
     def take_from_spack(self):
         # CustomBuild: nothing is built here, the job only reports (or refuses) the view's programs

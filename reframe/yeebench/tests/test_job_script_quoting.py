@@ -18,6 +18,9 @@ SHELLS = {'bash', 'sh', '/bin/bash', '/bin/sh', '/usr/bin/bash'}
 # variables every run of these checks must see reach a script (a test that checks nothing is no test)
 MUST_REACH = {'str': ('init_mode', 'output_root', 'precision', 'yee_opts', 'mpicc'),
               'list': ('programs', 'cmake_options')}
+# variables whose value must be one of a fixed set and is refused otherwise (tested on their own below):
+# hostile, they would stop the fixture every solver check depends on before any job script exists
+VALIDATED = {'source_subdir'}
 # variables holding a program's options as one string (`-S yee_opts='--n 64 --steps 10'`): split into
 # shell words as the shell would, then each word quoted
 OPTION_LISTS = ('_opts',)
@@ -88,7 +91,8 @@ def hostile_dry_run(tmp_path_factory, request):
                               str(SETTINGS), str(CHECKS), 'local'],
                              capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
     assert listing.returncode == 0, listing.stderr
-    variables = sorted({v for kinds in json.loads(listing.stdout).values() for v in kinds[request.param]})
+    variables = sorted({v for kinds in json.loads(listing.stdout).values() for v in kinds[request.param]}
+                       - VALIDATED)
     payloads = {name: hostile(name) for name in variables}
     settings = [arg for name, value in payloads.items() for arg in ('-S', f'{name}={value}')]
     run = subprocess.run([str(reframe), '-C', str(SETTINGS), '-c', str(CHECKS), '-R', '--system', 'local',
@@ -132,3 +136,17 @@ def test_the_parser_sees_an_unquoted_value():
     assert leaks(f"bash -c {shlex.quote('yee ' + payloads['v'])}", payloads, 'x')
     assert not leaks(f'yee --init-mode {shlex.quote(payloads["v"])}', payloads, 'x')
     assert not leaks(f"bash -c {shlex.quote('yee ' + shlex.quote(payloads['v']))}", payloads, 'x')
+
+
+def test_a_source_tree_that_is_not_shipped_is_refused_in_one_line(tmp_path):
+    reframe = Path(sys.executable).parent / 'reframe'
+    if not reframe.exists():
+        pytest.skip('reframe is not installed next to this Python')
+    env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp_path / 'rfm'))
+    run = subprocess.run([str(reframe), '-C', str(SETTINGS), '-c', str(CHECKS / 'fdtd' / 'fdtd.py'), '--system', 'local',
+                          '-n', 'FdtdStrongScaling%backend=cpu', '--mode', 'smoke', '--dry-run',
+                          '-S', f'source_subdir={hostile("source_subdir")}'],
+                         capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and 'is not a source tree (solver, microbench)' in out, out[-2000:]
+    assert not list(tmp_path.rglob('PWNED_*')), 'a hostile source_subdir ran'
