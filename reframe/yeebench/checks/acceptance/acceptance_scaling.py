@@ -1,8 +1,7 @@
-"""Acceptance checks, part 3: stressful performance (scaling, network pairs, storage).
+"""Acceptance (paper 003, Figs. 3-4): thread and process scaling on one node.
 
-Paper 003 found its cluster's problems (scaling collapse past 12 threads per
-node, RDMA failing beyond two nodes) only after acceptance; these checks put
-such metrics into acceptance.  See acceptance.py for the whole set.
+Paper 003 found its cluster's scaling collapse past 12 threads per node only after acceptance;
+this check puts that into acceptance. See acceptance.py for the whole set.
 """
 import shlex
 

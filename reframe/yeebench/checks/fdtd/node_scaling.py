@@ -1,29 +1,10 @@
-"""Paper 000's comparisons like for like: binding, NUMA policy (x binding), node scaling.
+"""Paper 000 Fig. 12: one grid on 1, 2, 4 ... all nodes, a rank per socket, in one job.
 
-Each check is one job running every case of its comparison on the same nodes with the same grid,
-steps and ranks x threads (yeebench.sweep_check); all nodes of the partition unless `-S nodes=N`.
-
-  FdtdBindingSweep            Fig. 6: a rank per node / per socket / per core, threads filling
-                              the rest of the node's cores, each placed with the launcher's
-                              --map-by and again from an Open MPI rankfile (case <p>-rankfile,
-                              as the paper placed them; left out, with the reason, where the
-                              launcher takes no rankfile). FOMs: <case>_mcells_per_s,
-                              <p>_over_per_core and <p>_rankfile_over_per_core_rankfile (x, speed
-                              over rank-per-core; paper: socket 5300 / node 4900 / core 2700
-                              Mcells/s on 18 nodes), <p>_rankfile_over_<p> (the two methods).
-  FdtdNumaSweep %placement    Figs. 7 and 11: under one placement, `unpinned` (no binding, no
-                              policy: threads float and fields land wherever their first touch
-                              ran, the paper's "without NUMA policy"), `localalloc` (the
-                              placement's binding + numactl --localalloc, the paper's numactl
-                              plugin) and `interleave` (binding + --interleave=all). FOMs:
-                              <policy>_mcells_per_s, <policy>_over_unpinned (paper: 1.5x).
-  FdtdNodeScaling             Fig. 12: rank per socket on 1, 2, 4 ... all nodes, one grid (sized
-                              like the paper's per node where memory allows, -S grid=N to set it);
-                              efficiency_<n>_nodes (%) against the paper's baseline, 4 nodes (the
-                              smallest count the grid fits where the partition has 4 or fewer),
-                              efficiency_vs_<b>_nodes at the most nodes. On one node its one case is
-                              recorded and the efficiency is NOT MEASURED with the reason.
-Each bound case's placement is checked from the solver's own report (every rank's CPU set).
+  FdtdNodeScaling   efficiency_<n>_nodes and efficiency_vs_<b>_nodes (%, at the most nodes) against
+                    the paper's baseline of 4 nodes, or the smallest count the grid fits (named in
+                    the figure); the grid is the paper's cells per node where memory allows
+                    (observations['grid']). On one node its single case runs and the efficiency is
+                    NOT MEASURED, with the reason.
 """
 
 import reframe as rfm

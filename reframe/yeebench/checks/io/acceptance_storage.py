@@ -1,8 +1,9 @@
-"""Acceptance checks, part 3: stressful performance (scaling, network pairs, storage).
+"""Acceptance (paper 003, test 15): the job's storage, written and read back.
 
-Paper 003 found its cluster's problems (scaling collapse past 12 threads per
-node, RDMA failing beyond two nodes) only after acceptance; these checks put
-such metrics into acceptance.  See acceptance.py for the whole set.
+  AcceptanceStorage %tool   fio, dd (fsync'd) or the solver's binary per-rank output; reads with
+                            O_DIRECT, or after dropping the file from the page cache (pagecache.py);
+                            NOT MEASURED when the page cache served the reads. FOMs:
+                            write_bandwidth, read_bandwidth (GB/s).
 """
 import os
 import shlex

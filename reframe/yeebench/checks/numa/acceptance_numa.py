@@ -1,8 +1,8 @@
-"""Acceptance checks, part 3: stressful performance (scaling, network pairs, storage).
+"""Acceptance (paper 003): what remote memory costs, against the distances numactl reports.
 
-Paper 003 found its cluster's problems (scaling collapse past 12 threads per
-node, RDMA failing beyond two nodes) only after acceptance; these checks put
-such metrics into acceptance.  See acceptance.py for the whole set.
+  AcceptanceNUMACosts   triad bandwidth from every NUMA node's CPUs to every node's memory
+                        (numa_costs.py); NOT MEASURED with one NUMA node. FOMs: local_triad_min,
+                        remote_triad_min (GB/s), remote_cost_max (%).
 """
 import shlex
 

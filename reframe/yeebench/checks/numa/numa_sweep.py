@@ -1,30 +1,12 @@
-"""Paper 000's comparisons like for like: binding, NUMA policy (x binding), node scaling.
+"""Paper 000 Figs. 7 and 11 like for like: memory policy under one placement (one job).
 
-Each check is one job running every case of its comparison on the same nodes with the same grid,
-steps and ranks x threads (yeebench.sweep_check); all nodes of the partition unless `-S nodes=N`.
-The binding and NUMA sweeps run every case again on 1, 2, 4 ... nodes in the same job (the paper's
-curve; `-S node_counts=1,4` to choose): the ratios of each count are formed between its own cases
-and recorded as <figure>_<n>_nodes, the plain names being those on all nodes; where a comparison
-cannot differ (one socket, one NUMA node per node) it is NOT MEASURED on every count, with the reason.
-
-  FdtdBindingSweep            Fig. 6: a rank per node / per socket / per core, threads filling
-                              the rest of the node's cores, each placed with the launcher's
-                              --map-by and again from an Open MPI rankfile (case <p>-rankfile,
-                              as the paper placed them; left out, with the reason, where the
-                              launcher takes no rankfile). FOMs: <case>_mcells_per_s,
-                              <p>_over_per_core and <p>_rankfile_over_per_core_rankfile (x, speed
-                              over rank-per-core; paper: socket 5300 / node 4900 / core 2700
-                              Mcells/s on 18 nodes), <p>_rankfile_over_<p> (the two methods).
-  FdtdNumaSweep %placement    Figs. 7 and 11: under one placement, `unpinned` (no binding, no
-                              policy: threads float and fields land wherever their first touch
-                              ran, the paper's "without NUMA policy"), `localalloc` (the
-                              placement's binding + numactl --localalloc, the paper's numactl
-                              plugin) and `interleave` (binding + --interleave=all). FOMs:
-                              <policy>_mcells_per_s, <policy>_over_unpinned (paper: 1.5x).
-  FdtdNodeScaling             Fig. 12: rank per socket on 1, 2, 4 ... all nodes, one grid;
-                              efficiency_<n>_nodes (%) against the smallest node count, as the
-                              paper takes 18 nodes against 4; efficiency_vs_fewest_nodes at the most.
-Each bound case's placement is checked from the solver's own report (every rank's CPU set).
+  FdtdNumaSweep %placement   `unpinned` (no binding, no policy: threads float and fields land where
+                             their first touch ran, the paper's "without NUMA policy"), `localalloc`
+                             (the placement's binding + numactl --localalloc, the paper's numactl
+                             plugin) and `interleave` (binding + --interleave=all), again on 1, 2, 4
+                             ... nodes in the same job. FOMs: <policy>_mcells_per_s,
+                             <policy>_over_unpinned (paper: 1.5x; NOT MEASURED with one NUMA node
+                             per node, with the reason).
 """
 
 import reframe as rfm

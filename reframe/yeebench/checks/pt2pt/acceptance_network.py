@@ -1,8 +1,9 @@
-"""Acceptance checks, part 3: stressful performance (scaling, network pairs, storage).
+"""Acceptance (paper 003, tests 11-12): every node pair's ping-pong, and the outliers among them.
 
-Paper 003 found its cluster's problems (scaling collapse past 12 threads per
-node, RDMA failing beyond two nodes) only after acceptance; these checks put
-such metrics into acceptance.  See acceptance.py for the whole set.
+  AcceptanceNetwork   src/pairmatrix.c built in the job; outlier pairs against the median
+                      (outliers.py); NOT MEASURED on one node (shared memory, not the network).
+                      FOMs: latency_median, latency_max (us), bandwidth_median, bandwidth_min
+                      (MB/s), allreduce_<size>B (us).
 """
 import shlex
 import statistics
