@@ -65,7 +65,8 @@ class FdtdPackingSweep(SolverSweep):
         self.skip_if(half < 1, f'{cores}-core nodes cannot be half packed')
         need = nodes_for(self.ranks, half)
         self.skip_if(need > nodes, f'{self.ranks} ranks half packed ({half} per node) need {need} nodes, '
-                                   f'the comparison has {nodes}')
+                                   f'the comparison has {nodes}'
+                                   + (f' ({self.too_few_nodes(need)})' if self.too_few_nodes(need) else ''))
         env = {'OMP_NUM_THREADS': '1', 'OMP_PROC_BIND': 'close', 'OMP_PLACES': 'cores'}
         cases = []
         for name, per_node in (('full', min(cores, self.ranks)), ('half', half)):
