@@ -133,8 +133,8 @@ def layout_options(test, layout, num_cores, env_names=()):
     if fam == 'mpirun':
         return layout.openmpi_options() + oversubscribe_options(layout.ranks_per_node * layout.threads, num_cores,
                                                                 list(env_names))
-    if fam == 'srun':
-        return layout.srun_options()
+    if fam == 'srun':   # a step spreads over every node of the job unless told its own node count
+        return [f'--nodes={layout.num_nodes}', f'--ntasks-per-node={layout.ranks_per_node}'] + layout.srun_options()
     return []
 
 

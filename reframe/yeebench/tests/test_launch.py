@@ -125,7 +125,10 @@ def test_options_of_extra_runs_set_nothing_on_the_job():
     assert launch.packed_options(t, 8, 4) == ['--map-by', 'ppr:8:node', '--bind-to', 'none', '--oversubscribe']
     assert t.job.launcher.options == before
     s = fake_test('srun')
-    assert launch.layout_options(s, layout, 4) == layout.srun_options()
+    # an extra srun step is told its own nodes: inside the job it would spread over all of them
+    assert launch.layout_options(s, layout, 4) == ['--nodes=2', '--ntasks-per-node=2'] + layout.srun_options()
+    assert launch.layout_options(s, Placement('per-socket', 'fill').resolve(topo, 1), 4)[:2] == \
+        ['--nodes=1', '--ntasks-per-node=2']
     assert launch.spread_unbound_options(s, 2, 2) == ['--ntasks-per-node=2', '--cpus-per-task=2', '--cpu-bind=none']
     assert launch.packed_options(s, 2, 4) == ['--ntasks-per-node=2', '--cpu-bind=cores']
     assert launch.packed_options(fake_test('local'), 2, 4) == []
