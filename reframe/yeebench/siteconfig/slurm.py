@@ -139,7 +139,7 @@ def mpi_plugin(srun_list):
     return None
 
 
-def partition_entry(name, node_names, nodes, scheduler, mpi):
+def partition_entry(name, node_names, nodes, scheduler, mpi, binds=True):
     """One ReFrame partition for Slurm partition `name`."""
     shapes = collections.Counter(node_shape(n, nodes[n]) for n in node_names if n in nodes)
     unknown = [n for n in node_names if n not in nodes]
@@ -171,6 +171,8 @@ def partition_entry(name, node_names, nodes, scheduler, mpi):
         entry['extras']['mem_per_node_mib'] = memory
     if mpi:
         entry['env_vars'] = [['SLURM_MPI_TYPE', mpi]]
+    if not binds:   # the binding checks then skip with the reason instead of finding ranks sharing cores
+        entry['extras']['cpu_binding'] = False
     if gpus:
         entry['features'] = ['gpu']
         entry['devices'] = [{'type': 'gpu', 'num_devices': gpus}]
@@ -191,8 +193,11 @@ def system_config(sinfo_text, nodes_text, config_text='', srun_list='', partitio
     no_accounting = config.get('AccountingStorageType', '') in ('', 'accounting_storage/none')
     scheduler = 'squeue' if config_text and no_accounting else 'slurm'
     mpi = mpi_plugin(srun_list)
+    # TaskPlugin without task/affinity or task/cgroup: srun's --cpu-bind does nothing on these nodes
+    task_plugin = config.get('TaskPlugin', '')
+    binds = not task_plugin or bool(re.search(r'task/(affinity|cgroup)', task_plugin))
     hostname = hostname or socket.gethostname()
-    entries = [partition_entry(p, names, nodes, scheduler, mpi) for p, names in partitions.items()]
+    entries = [partition_entry(p, names, nodes, scheduler, mpi, binds) for p, names in partitions.items()]
     return {
         'systems': [{
             'name': cluster,

@@ -145,3 +145,17 @@ def test_gres_and_plugins():
     assert slurm.gpus_of('(null)') == 0 and slurm.gpus_of('') == 0
     assert slurm.mpi_plugin('MPI plugin types are...\n\tnone\n\tpmi2\n') == 'pmi2'
     assert slurm.mpi_plugin('') is None
+
+
+def test_a_slurm_that_does_not_bind_says_so():
+    sinfo, nodes = (DATA / 'sinfo-nodes.txt').read_text(), (DATA / 'scontrol-show-node.txt').read_text()
+    config = (DATA / 'scontrol-show-config.txt').read_text()
+
+    def extras(task_plugin):
+        text = config + (f'TaskPlugin              = {task_plugin}\n' if task_plugin else '')
+        return [p['extras'] for p in slurm.system_config(sinfo, nodes, text, hostname='login')['systems'][0]['partitions']]
+
+    # task/none (the virtual cluster's Slurm): srun's --cpu-bind does nothing, the binding checks skip
+    assert all(e.get('cpu_binding') is False for e in extras('task/none'))
+    assert all('cpu_binding' not in e for e in extras('task/affinity,task/cgroup'))
+    assert all('cpu_binding' not in e for e in extras(None))   # not stated: nothing assumed
