@@ -260,3 +260,33 @@ def available_memory_bytes(meminfo='/proc/meminfo'):
     except OSError:
         return None
     return int(match.group(1)) * 1024 if match else None
+
+
+#: Partition extras that give one node's memory in MiB: the suite's key (`yeebench config from-slurm`
+#: writes it from Slurm's RealMemory) and the EESSI test suite's.
+MEMORY_EXTRAS = ('mem_per_node_mib', 'mem_per_node')
+
+
+def partition_memory_bytes(partition):
+    """One node's memory in bytes for sizing a problem on `partition`, and where the figure came from.
+
+    The partition's own description first (MEMORY_EXTRAS, MiB); else MemAvailable of the host that
+    plans the job, which is a node of the partition only under ReFrame's `local` scheduler; elsewhere
+    the source says it is an assumption and which key replaces it. (None, why) when nothing is known.
+    A declared value that is not a positive number raises ValueError naming the key."""
+    extras = getattr(partition, 'extras', None) or {}
+    for key in MEMORY_EXTRAS:
+        if key not in extras:
+            continue
+        value = extras[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(f'partition {partition.fullname}: extras.{key} = {value!r} is not a positive '
+                             'number of MiB')
+        return int(value * 2**20), f'extras.{key} = {value} MiB'
+    host = available_memory_bytes()
+    if getattr(partition.scheduler, 'registered_name', None) == 'local':
+        return host, 'MemAvailable of this node (local scheduler)'
+    how = f'add extras.{MEMORY_EXTRAS[0]} (MiB) to partition {partition.fullname}'
+    if host is None:
+        return None, f'unknown: {how}'
+    return host, f'assumed like the host planning the job (MemAvailable): {how}'

@@ -3,14 +3,15 @@
   FdtdNodeScaling   efficiency_<n>_nodes and efficiency_vs_<b>_nodes (%, at the most nodes) against
                     the paper's baseline of 4 nodes, or the smallest count the grid fits (named in
                     the figure); the grid is the paper's cells per node where memory allows
-                    (observations['grid']). On one node its single case runs and the efficiency is
-                    NOT MEASURED, with the reason.
+                    (observations['grid']; a node's memory from the partition's
+                    extras.mem_per_node_mib, observations['node_memory']). On one node its single
+                    case runs and the efficiency is NOT MEASURED, with the reason.
 """
 
 import reframe as rfm
 
 from yeebench import comparisons, scaling, sweeps
-from yeebench.topology import available_memory_bytes
+from yeebench.topology import partition_memory_bytes
 from yeebench.sweep_check import SMOKE_SWEEP, PlacedSweep
 
 #: Paper 000 Fig. 12: the antenna's 569 x 569 x 1144 cells, 4 nodes its baseline (18 against 4).
@@ -36,7 +37,13 @@ class FdtdNodeScaling(PlacedSweep):
         return True   # on one node its single case, efficiency NOT MEASURED; the virtual cluster measures it
 
     def node_memory_cells(self):
-        mem = available_memory_bytes()   # the nodes are taken to be like the host that plans the job
+        '''Cells one node holds at MEMORY_SHARE of its memory (the partition's extras.mem_per_node_mib
+        first: see topology.partition_memory_bytes), or None when its memory is unknown.'''
+        try:
+            mem, source = partition_memory_bytes(self.current_partition)
+        except ValueError as err:
+            self.skip(str(err))
+        self.observations['node_memory'] = source
         return int(MEMORY_SHARE * mem / BYTES_PER_CELL) if mem else None
 
     def sweep_cases(self, nodes):
