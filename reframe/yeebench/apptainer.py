@@ -1,6 +1,6 @@
 """Apptainer on this host: where it is, the options a root without all capabilities needs, what an image is.
 
-  * `find()`: `apptainer` on PATH, else the one containers/apptainer.sh unpacked into build/apptainer/.
+  * `find()`: `apptainer` on PATH, else the one containers/apptainer.sh unpacked into the checkout's build/apptainer/.
   * `exec_options()`: as root, Apptainer asks for its default capability set; where the bounding set
     lacks some of them (containers without CAP_SYS_RESOURCE) `apptainer exec` fails with "Requesting
     capability set ...", so those are dropped with --drop-caps. Normal hosts get no option.
@@ -14,9 +14,7 @@ import re
 import shutil
 from typing import List, Optional
 
-from yeebench import launch
-
-REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+from yeebench import launch, package_data
 
 # Linux capability numbers (include/uapi/linux/capability.h) that Apptainer's root default set holds.
 CAPABILITIES = (
@@ -37,7 +35,10 @@ def find() -> Optional[str]:
     exe = shutil.which('apptainer')
     if exe:
         return exe
-    unpacked = sorted(glob.glob(os.path.join(REPO_ROOT, 'build', 'apptainer', 'apptainer-*', 'bin', 'apptainer')))
+    root = package_data.checkout_root()   # an installed package has no build/ of its own
+    if root is None:
+        return None
+    unpacked = sorted(glob.glob(os.path.join(root, 'build', 'apptainer', 'apptainer-*', 'bin', 'apptainer')))
     return unpacked[-1] if unpacked and os.access(unpacked[-1], os.X_OK) else None
 
 

@@ -20,9 +20,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from yeebench import spack_env
+from yeebench import package_data, spack_env
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -113,8 +112,13 @@ def _in_tree(root, benchmark):
 
 
 def suite_prefix(env=None):
+    '''Where `make build` installs: YEEBENCH_PREFIX, else the checkout's build/install; None for an
+    installed package without YEEBENCH_PREFIX (it has no build of its own).'''
     env = os.environ if env is None else env
-    return Path(env.get('YEEBENCH_PREFIX') or REPO_ROOT / 'build' / 'install')
+    if env.get('YEEBENCH_PREFIX'):
+        return Path(env['YEEBENCH_PREFIX'])
+    root = package_data.checkout_root()
+    return root / 'build' / 'install' if root is not None else None
 
 
 @dataclass
@@ -149,13 +153,17 @@ def locate(benchmark, env=None):
         return Found(path, 'spack view')
     searched.append(f'Spack view {view} (no {benchmark})' if view else 'Spack view (no active environment)')
     prefix = suite_prefix(env)
-    path = _in_tree(prefix, benchmark)
+    path = _in_tree(prefix, benchmark) if prefix is not None else None
     if path:
         return Found(path, 'suite build')
-    searched.append(f'the suite\'s build {prefix}/libexec/osu-micro-benchmarks ({build_status(prefix)})')
-    return Found(reason='OSU Micro-Benchmarks not found: searched ' + '; '.join(searched) +
-                        '. Install OSU (spack install osu-micro-benchmarks), set OSU_HOME, or give '
-                        '`make build` a tarball (OSU_TARBALL, OSU_MIRROR; see README)')
+    advice = 'Install OSU (spack install osu-micro-benchmarks), set OSU_HOME'
+    if prefix is None:
+        searched.append('the suite\'s build (none: an installed package, YEEBENCH_PREFIX not set)')
+        advice += ', or put its benchmarks on PATH'
+    else:
+        searched.append(f'the suite\'s build {prefix}/libexec/osu-micro-benchmarks ({build_status(prefix)})')
+        advice += ', or give `make build` a tarball (OSU_TARBALL, OSU_MIRROR; see README)'
+    return Found(reason='OSU Micro-Benchmarks not found: searched ' + '; '.join(searched) + '. ' + advice)
 
 
 def build_status(prefix):

@@ -32,12 +32,19 @@ def package_dir():
     return Path(str(resources.files('yeebench')))
 
 
-def checkout_path(name):
-    '''`name`'s folder in the checkout the package runs from (an editable install), or None.'''
+def checkout_root():
+    '''The repository the package runs from (an editable install), or None for an installed package.'''
     project = package_dir().parent                 # reframe/ in a checkout, site-packages/ when installed
     if not (project / 'pyproject.toml').is_file() or not (project / 'setup.py').is_file():
         return None
-    path = (project / SHIPPED[name]).resolve()
+    return project.parent
+
+
+def checkout_path(name):
+    '''`name`'s folder in the checkout the package runs from (an editable install), or None.'''
+    if checkout_root() is None:
+        return None
+    path = (package_dir().parent / SHIPPED[name]).resolve()
     return path if path.is_dir() else None
 
 

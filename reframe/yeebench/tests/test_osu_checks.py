@@ -84,6 +84,15 @@ def test_missing_osu_names_every_place_searched(tmp_path):
     assert '(build-osu: /x/osu.tar.gz: gunzip failed' in osu.locate('osu_bw', env).reason
 
 
+def test_an_installed_package_names_no_build_of_its_own(tmp_path, monkeypatch):
+    # a wheel in site-packages has no checkout: no build/install beside it, nothing to `make`
+    monkeypatch.setattr(osu.package_data, 'checkout_root', lambda: None)
+    reason = osu.locate('osu_bw', {'PATH': str(tmp_path / 'empty')}).reason
+    assert "the suite's build (none: an installed package, YEEBENCH_PREFIX not set)" in reason, reason
+    assert 'make build' not in reason and 'site-packages' not in reason, reason
+    assert osu.suite_prefix({}) is None
+
+
 def test_osu_home_pointing_at_nothing_is_its_own_reason(tmp_path):
     stand_in(tmp_path / 'bin', 'osu_bw')    # another OSU on PATH must not be taken silently
     env = {'OSU_HOME': str(tmp_path / 'typo'), 'PATH': str(tmp_path / 'bin')}
