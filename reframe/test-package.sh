@@ -8,14 +8,16 @@
 #   4. a minimal site configuration written as ReFrame's documentation writes one (one system `site`,
 #      one local partition, mpirun, the `builtin` environment, no yeebench keys): the checks listed
 #      with it, compared with the suite's own configuration from the checkout;
-#   5. a --dry-run of an FDTD smoke case from the installed package: its SolverBinary build script
-#      configures the solver sources inside the installed package;
+#   5. the smoke set run for real (-r) from the installed package under that configuration: no case
+#      fails, every skip carries its reason and none tells the site to `make` anything (it has no
+#      checkout), FdtdStrongScaling passes on a solver its SolverBinary fixture built from the sources
+#      inside the installed package;
 #   6. the oldest supported ReFrame ($RFM_OLDEST, pyproject's lower bound) installed into the same
-#      environment: every check file loads and the same checks are listed.
+#      environment: every check file loads, the same checks are listed, and step 5 passes again.
 # Environment: PY (python with `build`; .venv/bin/python), OUT (build/package: dist/ and logs),
-# RFM_OLDEST (4.9.0), PACKAGE_EXPECT_EQUAL (1: the minimal configuration must list as many checks as
-# the suite's own; 0, the default until the checks stop asking for yeebench partition features: it
-# must list >= 1 check when system and environment checks are skipped, and the counts are reported).
+# RFM_OLDEST (4.9.0), PACKAGE_EXPECT_EQUAL (1, the default: the minimal configuration must list as many
+# checks as the suite's own; 0: it must list >= 1 check when system and environment checks are skipped,
+# and the counts are reported).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -99,17 +101,48 @@ if [ "$expect_equal" = 1 ]; then
     [ "$n_site" = "$n_suite" ] || fail "the minimal configuration lists $n_site checks, the suite's own $n_suite"
 fi
 
-# 5. an FDTD smoke case from the installed package, up to its job scripts
-# (the whole smoke set, under the minimal configuration: every case dry-runs or skips with a reason)
-"$rfm" -C site.py -c "$checks" -R -t smoke -S smoke=true --dry-run > "$out/dry-run.log" 2>&1 \
-    || fail "the smoke --dry-run exited $? (see $out/dry-run.log)"
-! grep -q '\[ *FAIL *\]' "$out/dry-run.log" || fail "a smoke case failed its --dry-run: $(grep -m3 '\[ *FAIL' "$out/dry-run.log")"
-build_script=$(ls stage/site/default/builtin/SolverBinary_*/rfm_build.sh 2>/dev/null | head -n 1)
-[ -n "$build_script" ] || fail "the --dry-run wrote no SolverBinary build script"
-grep -q -- "-S $site_packages/yeebench/_shipped/solver " "$build_script" \
-    || fail "$build_script does not configure the installed solver sources: $(grep cmake "$build_script" | head -1)"
-ls stage/site/default/builtin/FdtdStrongScaling_*/rfm_job.sh > /dev/null 2>&1 || fail "the --dry-run wrote no FdtdStrongScaling job script"
-step "FDTD smoke --dry-run: job scripts written, the solver built from $site_packages/yeebench/_shipped/solver"
+# 5. the smoke set run for real from the installed package under the minimal configuration: no case
+#    fails, every skip carries its reason, the FDTD cases pass on a solver built from the installed sources
+# A site's environment holds nothing of this checkout: no prefix of its builds, no OSU or NetPIPE it found.
+unset YEEBENCH_PREFIX OSU_HOME NETPIPE_HOME
+# Open MPI refuses to start as root unless told; CI runs as root (a site's user needs neither variable).
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+smoke_run() {   # $1: a label for the logs
+    rm -rf stage output
+    "$rfm" -C site.py -c "$checks" -R -t smoke -S smoke=true -r --report-file "$out/smoke-$1.json" \
+        > "$out/smoke-$1.log" 2>&1 || fail "$1: the smoke run exited $? (see $out/smoke-$1.log): $(grep -m3 'FAIL' "$out/smoke-$1.log")"
+    "$tmp/venv/bin/python" - "$out/smoke-$1.json" "$n_smoke" > "$out/smoke-$1.summary" <<'PYEOF' || fail "$1: the smoke run's report (see $out/smoke-$1.log)"
+import json, sys
+report, expected = json.load(open(sys.argv[1])), int(sys.argv[2])
+cases = [c for run in report['runs'][-1:] for c in run['testcases']]
+problems = [f"{c['display_name']}: {c['result']}: {c.get('fail_reason')}" for c in cases if c['result'] not in ('pass', 'skip')]
+reasons = {c['display_name']: (c.get('observations') or {}).get('skip_reason') for c in cases if c['result'] == 'skip'}
+problems += [f'{name}: skipped without a reason' for name, why in reasons.items() if not why]
+problems += [f'{name}: a site without a checkout cannot follow {why!r}' for name, why in reasons.items()
+             if why and 'make ' in why]
+fdtd = [c for c in cases if c['display_name'].startswith('FdtdStrongScaling')]
+if not fdtd or any(c['result'] != 'pass' for c in fdtd):
+    problems.append(f'FdtdStrongScaling did not pass: {[(c["display_name"], c["result"]) for c in fdtd]}')
+run = [c for c in cases if not c.get('fixture')]
+if len(run) != expected:
+    problems.append(f'{len(run)} smoke cases ran or skipped, {expected} listed')
+for p in problems:
+    print('  ' + p, file=sys.stderr)
+passed = sum(c['result'] == 'pass' for c in run)
+print(f'{passed} passed, {len(run) - passed} skipped with a reason, of {len(run)} smoke cases')
+sys.exit(1 if problems else 0)
+PYEOF
+    # the fixture's stage: where yee came from (origin.txt) and the source tree CMake configured
+    fixture=$(ls -d stage/site/default/builtin/SolverBinary_* 2>/dev/null | head -n 1)
+    [ -n "$fixture" ] || fail "$1: the smoke run left no SolverBinary stage directory"
+    grep -q '^yee cmake ' "$fixture/origin.txt" || fail "$1: yee was not built by the fixture: $(cat "$fixture/origin.txt")"
+    grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$site_packages/yeebench/_shipped/solver" "$fixture/build/CMakeCache.txt" \
+        || fail "$1: the fixture did not build the installed solver sources: $(grep CMAKE_HOME_DIRECTORY "$fixture/build/CMakeCache.txt")"
+}
+"$rfm" -C site.py -c "$checks" -R -t smoke -S smoke=true -l > "$out/list-smoke.log" 2>&1 || fail "the smoke listing exited $?"
+n_smoke=$(count "$out/list-smoke.log")
+smoke_run newest
+step "smoke run, ReFrame $("$rfm" --version): $(cat "$out/smoke-newest.summary"); the solver built from $site_packages/yeebench/_shipped/solver"
 
 # 6. the oldest supported ReFrame
 grep -v '^reframe-hpc==' "$repo/reframe/constraints.txt" > "$tmp/constraints-oldest.txt"
@@ -121,9 +154,7 @@ grep -q "version: *$oldest$" "$out/list-oldest.log" || fail "the listing did not
 ! grep -q "skipping test file" "$out/list-oldest.log" || fail "ReFrame $oldest: $(grep 'skipping test file' "$out/list-oldest.log" | head -3)"
 n_oldest=$(count "$out/list-oldest.log")
 [ "$n_oldest" = "$n_all" ] || fail "ReFrame $oldest lists $n_oldest checks, ReFrame $(grep -m1 '^reframe-hpc==' "$repo/reframe/constraints.txt" | cut -d= -f3) $n_all"
-rm -rf stage output
-"$rfm" -C site.py -c "$checks" -R -t smoke -S smoke=true --dry-run > "$out/dry-run-oldest.log" 2>&1 \
-    || fail "ReFrame $oldest: the smoke --dry-run exited $? (see $out/dry-run-oldest.log)"
-! grep -q '\[ *FAIL *\]' "$out/dry-run-oldest.log" || fail "ReFrame $oldest: a smoke case failed its --dry-run"
-step "ReFrame $oldest (the oldest supported) installs, lists the same $n_oldest checks and dry-runs the smoke set"
+step "ReFrame $oldest (the oldest supported) installs and lists the same $n_oldest checks"
+smoke_run oldest
+step "smoke run, ReFrame $oldest: $(cat "$out/smoke-oldest.summary")"
 step "ok (logs in $out)"

@@ -182,9 +182,10 @@ class YeebenchCheck(FigureDirections, SmokeRun, rfm.RunOnlyRegressionTest):
 
     def require_openmpi(self, what):
         '''Skip `what` (an Open MPI component selection) unless the environment has the feature
-        `openmpi` or the partition extras.mpi_implementation 'openmpi'; the reason names both keys.'''
+        `openmpi` or the partition extras.mpi_implementation 'openmpi' (on a `local`-scheduler partition
+        that declares neither: this machine's `mpirun --version`); the reason names both keys.'''
         if 'openmpi' in self.environ_features or \
-                self.current_partition.extras.get('mpi_implementation') == 'openmpi':
+                capabilities.partition_extras(self.current_partition).get('mpi_implementation') == 'openmpi':
             return
         self.skip(f'{what} is an Open MPI selection; environment {self.current_environ.name} declares no '
                   f"openmpi: add 'openmpi' to its features, or extras {{'mpi_implementation': 'openmpi'}} "

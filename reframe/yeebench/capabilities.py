@@ -26,8 +26,9 @@ scheduler that declares none of these keys gets what `detect()` finds here (`par
 import functools
 import os
 import shutil
+import subprocess
 
-from yeebench import numa_policy, osu, tools
+from yeebench import launch, numa_policy, osu, tools
 from yeebench import scaling
 
 #: One benchmark per OSU folder (the table's first of each kind): its folder holds the others of its kind.
@@ -126,12 +127,31 @@ def _refused(path):
     return numa_policy.refused_here()
 
 
+@functools.lru_cache(maxsize=None)
+def mpi_here(path):
+    '''The MPI whose `mpirun --version` answers on this machine's PATH `path`: 'openmpi', or None.'''
+    exe = shutil.which(launch.OPENMPI_VERSION_COMMAND[0], path=path)
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, *launch.OPENMPI_VERSION_COMMAND[1:]], capture_output=True, text=True,
+                             timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return 'openmpi' if '(Open MPI)' in out.stdout + out.stderr else None
+
+
 def partition_extras(partition):
     '''The partition's extras; on a `local`-scheduler partition what it does not declare is filled in from
-    this machine: detect() where it declares no capabilities, the memory policies numactl is refused.'''
+    this machine: detect() where it declares no capabilities, the memory policies numactl is refused,
+    and `mpi_implementation` from `mpirun --version`.'''
     found = dict(_discovered(partition)[1])
     if launch_host_is_node(partition) and 'numa_policy_refused' not in partition.extras:
         found['numa_policy_refused'] = _refused(os.environ.get('PATH'))
+    if launch_host_is_node(partition) and 'mpi_implementation' not in partition.extras:
+        mpi = mpi_here(os.environ.get('PATH'))
+        if mpi:
+            found['mpi_implementation'] = mpi
     return {**found, **partition.extras} if found else partition.extras
 
 

@@ -39,6 +39,8 @@ def backend_program(backend):
 
 #: The CMake build tree and install prefix of a fixture, in its stage directory.
 BUILD_DIR, INSTALL_DIR = 'build', 'install'
+#: The build script's shell variable holding the stage directory.
+STAGE_VAR = 'fixture_stage'
 
 
 def _found_line(program):
@@ -82,16 +84,19 @@ def setup_find_or_build(build_system, programs, source, cmake_options, jobs, opt
     _optional_lines; they are looked for and built on both paths.  Returns (prebuild, postbuild).'''
     build_system.configuredir = shlex.quote(str(source))   # written into the build script as is
     build_system.builddir = BUILD_DIR
-    build_system.config_opts = [f'-DCMAKE_INSTALL_PREFIX="$PWD/{INSTALL_DIR}"', *map(shlex.quote, cmake_options)]
+    # ReFrame < 4.10 runs CMake inside the build tree (`cd build`), later ones from the stage directory:
+    # the prefix and the post-build lines refer to the stage directory by the name the first line gives it
+    build_system.config_opts = [f'-DCMAKE_INSTALL_PREFIX="${STAGE_VAR}/{INSTALL_DIR}"', *map(shlex.quote, cmake_options)]
     build_system.max_concurrency = jobs
     # the compilers are the project's choice (CMakeLists finds MPI), not the environment's wrappers
     build_system.flags_from_environ = False
     optional_lines = _optional_lines(source, optional, jobs)
     all_found = ' && '.join(f'[ -e {shlex.quote(f"bin/{p}")} ]' for p in programs)
-    prebuild = ['mkdir -p bin', ': > origin.txt',
+    prebuild = [f'{STAGE_VAR}=$PWD', 'mkdir -p bin', ': > origin.txt',
                 *[_found_line(p) for p in list(programs) + list(optional or {})],
                 f'if {all_found}; then {"; ".join(optional_lines + ["exit 0"])}; fi']
-    postbuild = [f'cmake --install {BUILD_DIR} && {{ {"; ".join(_link_built(p) for p in programs)}; }}',
+    postbuild = [f'cd "${STAGE_VAR}"',
+                 f'cmake --install {BUILD_DIR} && {{ {"; ".join(_link_built(p) for p in programs)}; }}',
                  *optional_lines]
     return prebuild, postbuild
 

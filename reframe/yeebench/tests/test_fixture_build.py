@@ -71,3 +71,29 @@ def test_an_optional_program_without_its_tool_is_recorded_missing_on_both_paths(
         out, stage, _ = run(tmp_path / str(len(prefix_has)), ['yee'], prefix_has=prefix_has, optional=optional)
         assert out.returncode == 0, out.stderr
         assert 'no nvcc-that-is-not-here to build it' in (stage / 'missing-yee-cuda.txt').read_text()
+
+
+def test_a_build_system_that_runs_cmake_inside_the_build_tree_installs_into_the_stage(tmp_path):
+    # ReFrame before 4.10 writes `mkdir -p build; cd build; cmake ... <source>; make -j N`: the
+    # post-build lines must still find the build tree and link from the stage directory's install/
+    stage, tools = tmp_path / 'stage', tmp_path / 'tools'
+    stage.mkdir()
+    tools.mkdir()
+    for name in ('cmake', 'make'):
+        (tools / name).write_text(f'''#!/bin/sh
+echo "{name} $* in $PWD" >> {tmp_path}/tools.log
+if [ "$1" = --install ] && [ -d "$2" ]; then mkdir -p install/bin; printf '#!/bin/sh\\n' > install/bin/yee; chmod +x install/bin/yee; fi
+if [ "$1" = --install ] && [ ! -d "$2" ]; then echo "no build tree $2" >&2; exit 1; fi
+''')
+        (tools / name).chmod(0o755)
+    cmake = buildsystems.CMake()
+    pre, post = fixtures.setup_find_or_build(cmake, ['yee'], tmp_path / 'src', [], 2)
+    old_style = ['mkdir -p build', 'cd build', f'cmake {" ".join(cmake.config_opts)} {tmp_path}/src', 'make -j 2']
+    script = "trap 'exit 97' ERR\n" + '\n'.join(pre + old_style + post)
+    out = subprocess.run(['bash', '-c', script], cwd=stage, capture_output=True, text=True, timeout=60,
+                         env={'PATH': f'{tools}:/usr/bin:/bin'})
+    assert out.returncode == 0, out.stderr
+    log = (tmp_path / 'tools.log').read_text().splitlines()
+    assert log[0] == f'cmake -DCMAKE_INSTALL_PREFIX={stage}/install {tmp_path}/src in {stage}/build', log
+    assert log[-1] == f'cmake --install build in {stage}', log
+    assert (stage / 'bin' / 'yee').resolve() == stage / 'install' / 'bin' / 'yee'
