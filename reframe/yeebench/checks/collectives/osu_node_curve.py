@@ -160,7 +160,8 @@ class OsuCollectiveNodeCurve(SingleCopyDecided, YeebenchCheck):
                                    cores)
             self.layouts[count] = layout
             # OSU prints no host names: the same launch of `hostname` shows where this prefix puts the ranks
-            hosts.append(f'{prefix} hostname > {hosts_file(count)}')
+            omp = ' '.join(f'{k}={shell.quote(v)}' for k, v in sorted(env.items()))   # the -x names exist
+            hosts.append(f'env {omp} {prefix} hostname > {hosts_file(count)}')
             runs.append((count, prefix, env))
         lines = list(hosts)
         for rnd in range(self.rounds):   # every count and variant once per round: A B C, A B C, ...
