@@ -396,7 +396,7 @@ EXPERIMENTS = (
            "(Fig. 6 (node curve)) for the collectives alone and FdtdCollectiveProfile's (Fig. 5 (node curve)) "
            "for the solver"),
     _e("004", "Fig. 6 (node curve)", "Allreduce time with vs without FCA against node count", "instead",
-       "OsuCollectiveNodeCurve", {"case": "allreduce:*"}, "*over_tuned_*_nodes",
+       "OsuCollectiveNodeCurve", {"case": "allreduce:*"}, "over_tuned_*_nodes",
        how="one job on every node of the partition: on each count of 1, 2, 4 ... its nodes (-S node_counts=... "
            "to choose), a rank per core, the implementation's OSU allreduce and the same benchmark under coll/tuned, "
            "interleaved over rounds, each size keeping its lowest latency; over_tuned_<n>_nodes is the geometric "
