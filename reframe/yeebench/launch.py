@@ -189,8 +189,9 @@ def apply_unbound(test, env_names=()):
 def pair_options(launcher, inter_node):
     '''Options placing 2 ranks on one node (adjacent cores) or on two nodes, for launcher `launcher`.'''
     fam = family(launcher)
-    if fam == 'srun':
-        return ['--ntasks-per-node=1' if inter_node else '--ntasks-per-node=2', '--cpu-bind=cores']
+    if fam == 'srun':   # told its node count: inside a job of several nodes a step spreads over all of them
+        return (['--nodes=2', '--ntasks-per-node=1'] if inter_node else ['--nodes=1', '--ntasks-per-node=2']) + \
+            ['--cpu-bind=cores']
     if fam == 'mpirun':
         return ['--map-by', 'ppr:1:node' if inter_node else 'core', '--bind-to', 'core']
     return []

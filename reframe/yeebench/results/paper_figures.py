@@ -392,8 +392,18 @@ EXPERIMENTS = (
            "lists no such component); each but tuned also runs under tuned in the same job: "
            "latency_<size>B_over_tuned; over process counts (2 ... 64, each its own job), packed a rank per core onto "
            "as few nodes as hold them, so a count spans ceil(procs / cores per node) nodes (recorded as "
-           "observations['nodes']); the node-count curve of paper 004 is FdtdCollectiveProfile's "
-           "(Fig. 5 (node curve))"),
+           "observations['nodes']); the curve over node counts, paper 004's axis, is OsuCollectiveNodeCurve's "
+           "(Fig. 6 (node curve)) for the collectives alone and FdtdCollectiveProfile's (Fig. 5 (node curve)) "
+           "for the solver"),
+    _e("004", "Fig. 6 (node curve)", "Allreduce time with vs without FCA against node count", "instead",
+       "OsuCollectiveNodeCurve", {"case": "allreduce:*"}, "over_tuned_*_nodes",
+       how="one job on every node of the partition: on each count of 1, 2, 4 ... its nodes (-S node_counts=... "
+           "to choose), a rank per core, the implementation's OSU allreduce and the same benchmark under coll/tuned, "
+           "interleaved over rounds, each size keeping its lowest latency; over_tuned_<n>_nodes is the geometric "
+           "mean over the sizes of the implementation's time over tuned's (< 1: faster), "
+           "latency_<size>B_over_tuned_<n>_nodes at the smallest and largest size; ucc and hcoll skipped with the "
+           "reason where ompi_info on the node lists no such component; one node: a curve of one count, the plain "
+           "names only"),
     _e("004", "Fig. 6 (over tuned)", "Allreduce time of an implementation over coll/tuned's", "instead",
        "OsuCollective", {"case": "allreduce:*"}, "latency_*B_over_tuned",
        how="time over tuned's at each size, same job and ranks (< 1: faster than tuned); the paper's FCA is "

@@ -97,7 +97,8 @@ def test_collective_selections():
 
 def test_pair_options():
     assert launch.pair_options('mpirun', False) == ['--map-by', 'core', '--bind-to', 'core']
-    assert launch.pair_options('srun', True) == ['--ntasks-per-node=1', '--cpu-bind=cores']
+    assert launch.pair_options('srun', True) == ['--nodes=2', '--ntasks-per-node=1', '--cpu-bind=cores']
+    assert launch.pair_options('srun', False) == ['--nodes=1', '--ntasks-per-node=2', '--cpu-bind=cores']
     assert launch.pair_options('local', True) == []
 
 

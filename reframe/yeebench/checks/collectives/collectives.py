@@ -1,10 +1,9 @@
 """MPI collectives (paper 004): OSU osu_allreduce / osu_bcast / osu_alltoall.
 
 Swept over message sizes x process counts x Open MPI collective implementation (each process
-count packed a rank per core onto as few nodes as hold it, observations['nodes']: the process
-counts are the node counts of paper 004's axis; the solver's curve over 1, 2, 4 ... nodes in one
-job is FdtdCollectiveProfile's, as a per-node-count sweep here would repeat every benchmark, its
-tuned twin and its ping-pongs per count):
+count packed a rank per core onto as few nodes as hold it, observations['nodes']; the curve over
+1, 2, 4 ... nodes in one job, paper 004's axis, is OsuCollectiveNodeCurve's in osu_node_curve.py
+beside this file, and the solver's is FdtdCollectiveProfile's):
 coll/tuned with its own decisions, tuned with forced algorithms, han, basic, ucc and hcoll (the
 UCC and HCOLL components, successors of paper 004's FCA: where `ompi_info` on the compute node
 lists no such component the case is skipped with that reason, as FdtdCollectiveProfile does).
