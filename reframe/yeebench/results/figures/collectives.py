@@ -1,15 +1,17 @@
 """Collectives (paper 004): OSU latency against message size per collective implementation, with
 the alpha-beta lower bound the check measured it against; the solver's rate per implementation
 of its every-step Allreduce as bars with the speed over coll/tuned written on them (all nodes), and
-that speed against the node count where the profile ran several."""
+that speed against the node count where the profile ran several; OSU's time over coll/tuned (geometric
+mean over message sizes) against the node count, a line per collective and implementation."""
 import re
 
 from yeebench.results import stats
 from yeebench.results.figures import common, sweep_bars
 
-CHECKS = ("OsuCollective", "FdtdCollectiveProfile")
+CHECKS = ("OsuCollective", "FdtdCollectiveProfile", "OsuCollectiveNodeCurve")
 KEY = {"OsuCollective": ("latency_8B", "latency_*"),
-       "FdtdCollectiveProfile": ("*_over_tuned", "tuned_mcells_per_s")}
+       "FdtdCollectiveProfile": ("*_over_tuned", "tuned_mcells_per_s"),
+       "OsuCollectiveNodeCurve": ("over_tuned", "latency_*")}
 
 
 def _curves(rows):
@@ -55,9 +57,45 @@ def _osu(check, sources, out):
                                               "(dotted: lower bound)", out / f"{common.safe(check)}_size.png")])
 
 
+def _node_ratios(rows):
+    """{case: {nodes: [rows]}} of the `over_tuned_<n>_nodes` figures OsuCollectiveNodeCurve records."""
+    out = {}
+    for found, row in common.matching(rows, r"over_tuned_(\d+)_nodes"):
+        out.setdefault(str(row["parameters"].get("case", "?")), {}).setdefault(int(found.group(1)), []).append(row)
+    return out
+
+
+def _osu_node_curve(check, sources, out):
+    fig, ax = common.new()
+    counts, index = set(), 0
+    for source in sources:
+        for case, by_count in sorted(_node_ratios(source.rows).items()):
+            if len(by_count) < 2:
+                continue
+            xs = sorted(by_count)
+            ys = [common.median_of(by_count[n], by_count[n][0]["metric"]) for n in xs]
+            ax.plot(xs, ys, marker="o", color=f"C{index % 10}", label=common.series_name(f"{case} over tuned", source, sources),
+                    **common.line_style(source))
+            counts.update(xs)
+            index += 1
+    if len(counts) < 2:
+        common.close(fig)
+        return common.Drawn(notes=[f"{check}: one node count measured, no curve over node counts: see the table"])
+    ax.axhline(1.0, color="grey", linewidth=0.9, linestyle="--", label="as fast as coll/tuned")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted(counts))
+    ax.set_xticklabels([str(n) for n in sorted(counts)])
+    ax.set_xlabel("nodes (a rank per core; each implementation beside tuned in one job)")
+    ax.set_ylabel("time over coll/tuned, geometric mean over sizes [x] (< 1: faster)")
+    return common.Drawn([common.save(fig, ax, f"{check}: OSU collective time over coll/tuned against node count "
+                                              "(paper 004's axis)", out / f"{common.safe(check)}_nodes.png")])
+
+
 def draw(check, sources, out):
     if check == "OsuCollective":
         return _osu(check, sources, out)
+    if check == "OsuCollectiveNodeCurve":
+        return _osu_node_curve(check, sources, out)
     impls = sorted(sweep_bars.rates([r for s in sources for r in s.rows]))
     drawn = sweep_bars.draw(
         check, sources, out, baseline=lambda case: "tuned", group_of=lambda case: "", groups=("",),

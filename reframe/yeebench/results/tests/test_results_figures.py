@@ -192,3 +192,14 @@ def test_a_sweep_over_node_counts_adds_its_ratios_against_the_node_count(tmp_pat
     paths, notes = plots.write_figures([_source(entries)], tmp_path)
     assert sorted(p.name for p in paths) == ["FdtdBindingSweep_placement.png", "FdtdBindingSweep_placement_nodes.png"]
     assert notes == []
+
+
+def test_the_osu_node_curve_draws_each_implementations_time_over_tuned_against_the_node_count(tmp_path):
+    entries = [("OsuCollectiveNodeCurve", {"case": case}, f"over_tuned_{n}_nodes", "x", "lower", [v])
+               for case, values in (("allreduce:han", (1.0, 0.95, 0.9)), ("allreduce:basic", (1.1, 1.3, 1.6)))
+               for n, v in zip((1, 2, 4), values)]
+    paths, notes = plots.write_figures([_source(entries)], tmp_path)
+    assert [p.name for p in paths] == ["OsuCollectiveNodeCurve_nodes.png"] and notes == []
+    one = [e for e in entries if e[2] == "over_tuned_1_nodes"]
+    paths, notes = plots.write_figures([_source(one)], tmp_path / "one")
+    assert paths == [] and notes == ["OsuCollectiveNodeCurve: one node count measured, no curve over node counts: see the table"]
