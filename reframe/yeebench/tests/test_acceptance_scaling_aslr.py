@@ -58,3 +58,12 @@ def test_aslr_cost_is_the_share_of_the_aslr_off_figure_lost():
     assert scaling.aslr_cost(105.0, 100.0) == pytest.approx(-5.0)
     with pytest.raises(ValueError):
         scaling.aslr_cost(1.0, 0.0)
+
+
+@pytest.mark.parametrize("on, off, judged", [
+    ([70.0, 72.0, 71.0], [95.0, 99.0, 97.0], True),     # every ASLR-off run beats every ASLR-on run
+    ([70.0, 96.0, 71.0], [95.0, 99.0, 97.0], False),    # one ASLR-on run among the ASLR-off ones: noise
+    ([99.0], [99.0], False),
+])
+def test_an_aslr_cost_is_judged_only_beyond_the_runs_own_spread(on, off, judged):
+    assert acc.beyond_noise(on, off) is judged

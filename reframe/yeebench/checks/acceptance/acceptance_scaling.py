@@ -26,6 +26,12 @@ ASLR_NOT_COMPARED = "aslr-not-compared.txt"
 ASLR_SETTING = "aslr-setting.txt"
 
 
+def beyond_noise(on_runs, off_runs):
+    """True when every ASLR-off run (a rate) beat every ASLR-on run: a loss the runs' own spread cannot explain.
+    Alternate runs on a shared node overlap by chance; a cost is judged only when they do not."""
+    return max(on_runs) < min(off_runs)
+
+
 def aslr_probe_line(marker=ASLR_NOT_COMPARED, setting=ASLR_SETTING, sysctl="/proc/sys/kernel/randomize_va_space"):
     """Shell line deciding whether this node can compare ASLR on and off per process: ASLR must be on
     for the job (kernel.randomize_va_space 1 or 2) and `setarch -R` must turn it off for one process
@@ -70,8 +76,9 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
     #: A site makes scaling a gate with e.g. -S AcceptanceScaling.min_efficiency=60
     min_efficiency = variable(float, value=0.0)
     #: Most a full node of processes may lose (%) with ASLR on against the same point with ASLR off
-    #: (`setarch -R`): paper 003's cache misses past 12 processes per node were ASLR's.  20 %: above
-    #: the spread of alternate runs on a shared node, below the paper's loss.
+    #: (`setarch -R`): paper 003's cache misses past 12 processes per node were ASLR's.  20 %: below the
+    #: paper's loss; a larger cost fails only when every ASLR-off run beat every ASLR-on run (beyond_noise),
+    #: else it is NOT MEASURED as within the node's noise.
     aslr_max_cost = variable(float, value=20.0)
     num_tasks = 1
 
@@ -216,6 +223,14 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         details = details + [f"processes {top} ASLR on: {on:.4g} {unit}, off: {off:.4g} {unit} (alternate runs, "
                              f"best of {self.repeats} each)"]
         if cost > self.aslr_max_cost:
+            on_runs = [self._fom_of("aslr-on", top, r) for r in range(self.repeats)]
+            off_runs = [self._fom_of("aslr-off", top, r) for r in range(self.repeats)]
+            if not beyond_noise(on_runs, off_runs):
+                return self.not_measured(
+                    f"ASLR on and off differ by {cost:.1f}% but their runs overlap (on {min(on_runs):.4g}-"
+                    f"{max(on_runs):.4g}, off {min(off_runs):.4g}-{max(off_runs):.4g} {unit}): within this node's "
+                    f"noise; rerun on an idle node or with more repeats (-S AcceptanceScaling.repeats=N); "
+                    + "; ".join(lines), details)
             return self.verdict(False, f"ASLR costs {cost:.1f}% > {self.aslr_max_cost:g}% on a full node of "
                                        "processes (paper 003: cache misses from ASLR; update the kernel); "
                                        + "; ".join(lines), details)
