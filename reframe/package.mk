@@ -2,7 +2,8 @@
 #   make test-package   sdist + wheel from the checkout (left as it was), installed with constraints.txt into
 #                       a fresh virtual environment outside the checkout; `yeebench checks-dir`, the shipped
 #                       sources, the checks listed with a minimal ReFrame-documentation-style configuration,
-#                       an FDTD smoke --dry-run from the installed package, and the oldest supported ReFrame
+#                       the smoke set run (-r) from the installed package under it, on the newest and on the
+#                       oldest supported ReFrame
 # RFM_OLDEST is pyproject's lower bound of reframe-hpc (tests/test_package.py checks that they agree).
 RFM_OLDEST ?= 4.9.0
 PACKAGE_EXPECT_EQUAL ?= 1
