@@ -66,29 +66,14 @@ def _node_ratios(rows):
 
 
 def _osu_node_curve(check, sources, out):
-    fig, ax = common.new()
-    counts, index = set(), 0
-    for source in sources:
-        for case, by_count in sorted(_node_ratios(source.rows).items()):
-            if len(by_count) < 2:
-                continue
-            xs = sorted(by_count)
-            ys = [common.median_of(by_count[n], by_count[n][0]["metric"]) for n in xs]
-            ax.plot(xs, ys, marker="o", color=f"C{index % 10}", label=common.series_name(f"{case} over tuned", source, sources),
-                    **common.line_style(source))
-            counts.update(xs)
-            index += 1
-    if len(counts) < 2:
-        common.close(fig)
-        return common.Drawn(notes=[f"{check}: one node count measured, no curve over node counts: see the table"])
-    ax.axhline(1.0, color="grey", linewidth=0.9, linestyle="--", label="as fast as coll/tuned")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(sorted(counts))
-    ax.set_xticklabels([str(n) for n in sorted(counts)])
-    ax.set_xlabel("nodes (a rank per core; each implementation beside tuned in one job)")
-    ax.set_ylabel("time over coll/tuned, geometric mean over sizes [x] (< 1: faster)")
-    return common.Drawn([common.save(fig, ax, f"{check}: OSU collective time over coll/tuned against node count "
-                                              "(paper 004's axis)", out / f"{common.safe(check)}_nodes.png")])
+    lines = [(f"{case} over tuned", source, by_count)
+             for source in sources for case, by_count in sorted(_node_ratios(source.rows).items())]
+    return sweep_bars.node_count_lines(
+        check, sources, lines, unity="as fast as coll/tuned",
+        xlabel="nodes (a rank per core; each implementation beside tuned in one job)",
+        ylabel="time over coll/tuned, geometric mean over sizes [x] (< 1: faster)",
+        title=f"{check}: OSU collective time over coll/tuned against node count (paper 004's axis)",
+        path=out / f"{common.safe(check)}_nodes.png")
 
 
 def draw(check, sources, out):

@@ -83,28 +83,37 @@ def curve(check, sources, out, *, baseline, title, ylabel, stem, where_of=None, 
     figures carry no count)."""
     if not any(_count_ratios(s.rows, baseline) for s in sources):
         return common.Drawn()
-    fig, ax = common.new()
-    counts, index = set(), 0
+    lines = []
     for source in sources:
         for where, prefix in (where_of(source.rows) if where_of else [({}, "")]):
             rows = [r for r in source.rows if all(str(r["parameters"].get(k)) == str(v) for k, v in where.items())]
             for case, by_count in sorted(_count_ratios(rows, baseline).items()):
-                if not include(case) or len(by_count) < 2:
-                    continue
-                xs = sorted(by_count)
-                ys = [common.median_of(by_count[n], by_count[n][0]["metric"]) for n in xs]
-                name = f"{prefix}: {case} over {baseline(case)}" if prefix else f"{case} over {baseline(case)}"
-                ax.plot(xs, ys, marker="o", color=f"C{index % 10}", label=common.series_name(name, source, sources),
-                        **common.line_style(source))
-                counts.update(xs)
-                index += 1
+                if include(case):
+                    name = f"{prefix}: {case} over {baseline(case)}" if prefix else f"{case} over {baseline(case)}"
+                    lines.append((name, source, by_count))
+    return node_count_lines(check, sources, lines, unity="as fast as the baseline",
+                            xlabel="nodes (every case on each count, one job)", ylabel=ylabel, title=title,
+                            path=out / f"{common.safe(check)}_{stem}_nodes.png")
+
+
+def node_count_lines(check, sources, lines, *, unity, xlabel, ylabel, title, path):
+    """A ratio against the node count per (name, source, {nodes: [rows of one figure]}) of `lines` that has
+    two counts or more, 1 drawn grey (`unity`); a note instead where fewer than two counts were measured."""
+    fig, ax = common.new()
+    counts = set()
+    for index, (name, source, by_count) in enumerate((n, s, c) for n, s, c in lines if len(c) >= 2):
+        xs = sorted(by_count)
+        ys = [common.median_of(by_count[n], by_count[n][0]["metric"]) for n in xs]
+        ax.plot(xs, ys, marker="o", color=f"C{index % 10}", label=common.series_name(name, source, sources),
+                **common.line_style(source))
+        counts.update(xs)
     if len(counts) < 2:
         common.close(fig)
         return common.Drawn(notes=[f"{check}: one node count measured, no curve over node counts: see the table"])
-    ax.axhline(1.0, color="grey", linewidth=0.9, linestyle="--", label="as fast as the baseline")
+    ax.axhline(1.0, color="grey", linewidth=0.9, linestyle="--", label=unity)
     ax.set_xscale("log", base=2)
     ax.set_xticks(sorted(counts))
     ax.set_xticklabels([str(n) for n in sorted(counts)])
-    ax.set_xlabel("nodes (every case on each count, one job)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    return common.Drawn([common.save(fig, ax, title, out / f"{common.safe(check)}_{stem}_nodes.png")])
+    return common.Drawn([common.save(fig, ax, title, path)])
