@@ -87,6 +87,35 @@ if HDF5 != "none":
             b.wait()
 
 
+def sigterm_in_lock_probe():
+    """Open MPI's MPI-IO creates and removes TEMP.locktest.<rank> while it opens a shared
+    file: too brief to hit from outside, so a preloaded shim signals each rank right there."""
+    name = "SIGTERM to mpirun -np 2 inside MPI-IO's lock probe (hdf5/shared)"
+    shim = os.environ.get("YEE_TEST_SHIM", "")
+    if not os.path.isfile(shim):
+        print("SKIP  %s: no test shim (YEE_TEST_SHIM=%r; ctest sets it)" % (name, shim))
+        return
+    d = tempfile.mkdtemp(prefix="lockprobe-", dir=tmp)
+    out = os.path.join(d, "out")
+    env = env_for(1)
+    env.update(LD_PRELOAD=shim, YEE_TEST_SIGTERM_ON_OPEN=".locktest.")
+    p = subprocess.run([MPIEXEC, "-np", "2", "--oversubscribe", "--bind-to", "none", YEE, "--n", "16", "--steps",
+                        "3", "--quiet", "--output", "hdf5", "--output-strategy", "shared", "--output-dir", out,
+                        "--report", os.path.join(d, "report.json")], env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, timeout=120)
+    hit = p.stderr.count("sigterm_on_open: signalled on ")
+    if hit == 0:
+        print("SKIP  %s: this MPI-IO opens no lock-probe file (rc=%d)" % (name, p.returncode))
+        return
+    time.sleep(0.2)
+    left = temporaries(out, d)
+    check(p.returncode != 0 and not left, "%s: %d rank(s) signalled there, rc=%d, nothing left behind %s" %
+          (name, hit, p.returncode, left[:4] if left else ""))
+
+
+if HDF5 == "parallel":
+    sigterm_in_lock_probe()
+
 # --- memory limits ---------------------------------------------------------------------
 def limited(args, limit, ranks=1):
     env = env_for(1)

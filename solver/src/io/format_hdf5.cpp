@@ -14,10 +14,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "io/atomic_file.hpp"
 #include "io/collective.hpp"
 #include "io/io_options.hpp"
+#include "io/temp_registry.hpp"
 #endif
 
 namespace yee {
@@ -273,7 +275,12 @@ std::string write_hdf5_shared(MPI_Comm comm, const std::string& path, const Fram
   // Metadata reads and writes as collectives too: fewer small, serialised operations.
   if (fapl.ok()) st.check(H5Pset_all_coll_metadata_ops(fapl.get(), true), "use collective metadata for");
   if (fapl.ok()) st.check(H5Pset_coll_metadata_write(fapl.get(), true), "use collective metadata for");
+  // Open MPI's MPI-IO (OMPIO) probes file locking while it opens: each rank creates and
+  // removes TEMP.locktest.<rank> beside the temporary. A signal in that window must not leave
+  // it behind, so it is listed like our own temporaries until the open is over.
+  const int lock_probe = register_temp(tmp_path + ".locktest." + std::to_string(rank));
   Handle file(st.check(H5Fcreate(tmp_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "create"), H5Fclose);
+  unregister_temp(lock_probe);
   fapl.release();
   int opened = file.ok() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &opened, 1, MPI_INT, MPI_MIN, comm);
