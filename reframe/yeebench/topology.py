@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from yeebench import simulated_hardware
+from yeebench.cgroup_memory import cgroup_room_bytes
 
 
 def parse_cpulist(text):
@@ -249,17 +250,22 @@ def _detect():
     return Topology(sockets=[cpus], numa_nodes=[cpus], cores=[[c] for c in cpus], source='guess')
 
 
-def available_memory_bytes(meminfo='/proc/meminfo'):
-    """Memory available for new work (MemAvailable) on this host in bytes; None if unknown.
+def available_memory_bytes(meminfo='/proc/meminfo', cgroup_root='/'):
+    """Memory available for new work on this host in bytes: MemAvailable, or less where this
+    process's cgroup (a container, a job step) allows less; None if unknown.
     YEEBENCH_SIMULATE_HW=mem=... replaces it (yeebench.simulated_hardware)."""
     simulated = simulated_hardware.get('mem')
     if simulated:
         return simulated
+    host = None
     try:
         match = re.search(r'^MemAvailable:\s+(\d+) kB$', Path(meminfo).read_text(), re.M)
+        host = int(match.group(1)) * 1024 if match else None
     except OSError:
-        return None
-    return int(match.group(1)) * 1024 if match else None
+        pass
+    room, _ = cgroup_room_bytes(cgroup_root)
+    known = [b for b in (host, room) if b is not None]
+    return min(known) if known else None
 
 
 #: Partition extras that give one node's memory in MiB: the suite's key (`yeebench config from-slurm`
@@ -270,7 +276,7 @@ MEMORY_EXTRAS = ('mem_per_node_mib', 'mem_per_node')
 def partition_memory_bytes(partition):
     """One node's memory in bytes for sizing a problem on `partition`, and where the figure came from.
 
-    The partition's own description first (MEMORY_EXTRAS, MiB); else MemAvailable of the host that
+    The partition's own description first (MEMORY_EXTRAS, MiB); else the available memory of the host that
     plans the job, which is a node of the partition only under ReFrame's `local` scheduler; elsewhere
     the source says it is an assumption and which key replaces it. (None, why) when nothing is known.
     A declared value that is not a positive number raises ValueError naming the key."""

@@ -148,6 +148,7 @@ def _sysfs_llc_bytes(cpu_dir):
 
 
 def memory_bytes(meminfo="/proc/meminfo"):
-    """Memory available for new work (MemAvailable) in bytes; None if unknown (the check library's
-    reading, so a check and the recorded host facts agree)."""
+    """Memory available for new work in bytes (MemAvailable, or less where this process's cgroup
+    allows less); None if unknown. The check library's reading, so a check and the recorded host
+    facts agree."""
     return topology_memory(meminfo)
