@@ -117,9 +117,8 @@ class SolverSweep(SolverMixin, YeebenchCheck):
         return sweeps.counted(name, self.planning_nodes, self.sweep_nodes)
 
     def count_suffixes(self, count):
-        '''The suffixes the figures of `count` nodes are recorded under: '_<n>_nodes' on a curve of two
-        or more counts, and '' (the figure's plain name) on all nodes.'''
-        return ([''] if count == self.sweep_nodes else []) + ([f'_{count}_nodes'] if len(self.curve) > 1 else [])
+        '''The suffixes the figures of `count` nodes are recorded under (sweeps.count_suffixes).'''
+        return sweeps.count_suffixes(count, self.sweep_nodes, self.curve)
 
     def by_count(self, reports):
         '''{node count: {case name on all nodes: report}} of {case name: report}.'''

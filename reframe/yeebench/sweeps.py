@@ -64,6 +64,12 @@ def uncounted(name):
     return name.split(AT, 1)[0]
 
 
+def count_suffixes(count, all_nodes, curve):
+    '''The suffixes the figures of `count` nodes are recorded under: '' (the figure's plain name) on all
+    nodes, and '_<count>_nodes' on a `curve` of two or more counts.'''
+    return ([''] if count == all_nodes else []) + ([f'_{count}_nodes'] if len(curve) > 1 else [])
+
+
 def report_file(case, rnd):
     return f'case-{safe_name(case.name if isinstance(case, Case) else case)}-r{rnd}.json'
 

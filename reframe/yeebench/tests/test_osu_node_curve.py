@@ -9,6 +9,7 @@ import pytest
 from checkfiles import check_file
 from test_osu_checks import osu_home, osu_table, reframe, stand_in
 from test_paper_checks import _check_module
+from yeebench import sweeps
 
 SIZES = [2 ** k for k in range(0, 13)]
 HAN = 'OsuCollectiveNodeCurve%case=allreduce:han'
@@ -35,7 +36,7 @@ def test_two_counts_give_two_suffixed_sets_and_the_plain_names_on_all_nodes(curv
     foms = {}
     for count, curves in ((1, {'impl': curve.best_curve([impl]), 'tuned': curve.best_curve([tuned])}),
                           (2, {'impl': curve.best_curve([faster]), 'tuned': curve.best_curve([tuned])})):
-        for suffix in curve.count_suffixes(count, 2, [1, 2]):
+        for suffix in sweeps.count_suffixes(count, 2, [1, 2]):
             foms.update({n: v for n, v, _, _ in curve.count_foms('han', curves, suffix)})
     assert set(foms) == {f'{f}{s}' for f in ('latency_1B', 'latency_4096B', 'latency_1B_over_tuned',
                                              'latency_4096B_over_tuned', 'over_tuned')
@@ -55,7 +56,7 @@ def test_over_tuned_is_the_geometric_mean_of_the_ratios_over_every_size(curve):
 def test_the_tuned_case_records_latencies_only(curve):
     foms = curve.count_foms('tuned', {'impl': {1: 1.0, 64: 3.0}}, '_2_nodes')
     assert [f[0] for f in foms] == ['latency_1B_2_nodes', 'latency_64B_2_nodes']
-    assert curve.count_suffixes(1, 1, [1]) == ['']      # one node: one count, the plain names
+    assert sweeps.count_suffixes(1, 1, [1]) == ['']      # one node: one count, the plain names
 
 
 def _scripts(tmp_path):

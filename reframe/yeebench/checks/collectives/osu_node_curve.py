@@ -64,11 +64,6 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
-def count_suffixes(count, all_nodes, curve):
-    '''As SolverSweep.count_suffixes: '' on all nodes, '_<n>_nodes' on a curve of two or more counts.'''
-    return ([''] if count == all_nodes else []) + ([f'_{count}_nodes'] if len(curve) > 1 else [])
-
-
 def count_foms(impl, curves, suffix):
     '''[(name, value, unit, direction)] of one node count: `curves` {'impl': {size: us}, 'tuned': ...}.'''
     lat = curves['impl']
@@ -249,6 +244,6 @@ class OsuCollectiveNodeCurve(SingleCopyDecided, YeebenchCheck):
             str(count): {'sizes': list(c['impl']), **{self.output_variant(k): list(v.values()) for k, v in c.items()}}
             for count, c in curves.items()}
         for count, c in curves.items():
-            for suffix in count_suffixes(count, self.curve_nodes, self.curve):
+            for suffix in sweeps.count_suffixes(count, self.curve_nodes, self.curve):
                 for name, value, unit, direction in count_foms(self.implementation, c, suffix):
                     self.add_fom(name, value, unit, direction)
