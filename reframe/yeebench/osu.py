@@ -23,7 +23,6 @@ from pathlib import Path
 from yeebench import package_data, spack_env
 
 
-
 @dataclass(frozen=True)
 class Benchmark:
     """One OSU program the suite knows."""

@@ -250,22 +250,28 @@ def _detect():
     return Topology(sockets=[cpus], numa_nodes=[cpus], cores=[[c] for c in cpus], source='guess')
 
 
-def available_memory_bytes(meminfo='/proc/meminfo', cgroup_root='/'):
-    """Memory available for new work on this host in bytes: MemAvailable, or less where this
-    process's cgroup (a container, a job step) allows less; None if unknown.
-    YEEBENCH_SIMULATE_HW=mem=... replaces it (yeebench.simulated_hardware)."""
+def available_memory(meminfo='/proc/meminfo', cgroup_root='/'):
+    """(bytes available for new work on this host, where the figure comes from): MemAvailable, or the
+    room left under this process's cgroup limit (a container, a job step) where that is less;
+    (None, None) if unknown. YEEBENCH_SIMULATE_HW=mem=... replaces it (yeebench.simulated_hardware)."""
     simulated = simulated_hardware.get('mem')
     if simulated:
-        return simulated
+        return simulated, f'{simulated_hardware.ENV} mem'
     host = None
     try:
         match = re.search(r'^MemAvailable:\s+(\d+) kB$', Path(meminfo).read_text(), re.M)
         host = int(match.group(1)) * 1024 if match else None
     except OSError:
         pass
-    room, _ = cgroup_room_bytes(cgroup_root)
-    known = [b for b in (host, room) if b is not None]
-    return min(known) if known else None
+    room, limit_file = cgroup_room_bytes(cgroup_root)
+    if room is not None and (host is None or room < host):
+        return room, f'cgroup limit less usage ({limit_file})'
+    return host, ('MemAvailable' if host is not None else None)
+
+
+def available_memory_bytes(meminfo='/proc/meminfo', cgroup_root='/'):
+    """available_memory's bytes alone."""
+    return available_memory(meminfo, cgroup_root)[0]
 
 
 #: Partition extras that give one node's memory in MiB: the suite's key (`yeebench config from-slurm`
@@ -289,10 +295,10 @@ def partition_memory_bytes(partition):
             raise ValueError(f'partition {partition.fullname}: extras.{key} = {value!r} is not a positive '
                              'number of MiB')
         return int(value * 2**20), f'extras.{key} = {value} MiB'
-    host = available_memory_bytes()
+    host, source = available_memory()
     if getattr(partition.scheduler, 'registered_name', None) == 'local':
-        return host, 'MemAvailable of this node (local scheduler)'
+        return host, f'{source} of this node (local scheduler)'
     how = f'add extras.{MEMORY_EXTRAS[0]} (MiB) to partition {partition.fullname}'
     if host is None:
         return None, f'unknown: {how}'
-    return host, f'assumed like the host planning the job (MemAvailable): {how}'
+    return host, f'assumed like the host planning the job ({source}): {how}'

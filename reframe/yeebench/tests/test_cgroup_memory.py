@@ -33,7 +33,8 @@ def test_a_v2_container_limit_less_its_usage(tmp_path):
     root = tree(tmp_path, V2_MOUNT, '0::/\n', {'sys/fs/cgroup/memory.max': f'{512 * MiB}\n',
                                                 'sys/fs/cgroup/memory.current': f'{100 * MiB}\n'})
     assert cgroup_room_bytes(root) == (412 * MiB, str(root / 'sys/fs/cgroup/memory.max'))
-    assert topology.available_memory_bytes(root / 'meminfo', root) == 412 * MiB
+    assert topology.available_memory(root / 'meminfo', root) == \
+        (412 * MiB, f"cgroup limit less usage ({root / 'sys/fs/cgroup/memory.max'})")
 
 
 def test_the_tightest_level_wins_and_an_unlimited_one_is_skipped(tmp_path):
@@ -56,7 +57,12 @@ def test_v1_memory_controller_on_a_hybrid_host(tmp_path):
 def test_no_readable_limit_leaves_memavailable(tmp_path, limit):
     root = tree(tmp_path, V2_MOUNT, '0::/\n', {'sys/fs/cgroup/memory.max': limit})
     assert cgroup_room_bytes(root) == (None, None)
-    assert topology.available_memory_bytes(root / 'meminfo', root) == 20 * 2**30
+    assert topology.available_memory(root / 'meminfo', root) == (20 * 2**30, 'MemAvailable')
+
+
+def test_a_limit_above_memavailable_leaves_memavailable(tmp_path):
+    root = tree(tmp_path, V2_MOUNT, '0::/\n', {'sys/fs/cgroup/memory.max': f'{2**40}\n'})
+    assert topology.available_memory(root / 'meminfo', root) == (20 * 2**30, 'MemAvailable')
 
 
 def test_no_cgroup_files_at_all(tmp_path):
@@ -74,7 +80,7 @@ def test_a_cgroup_path_cannot_climb_out_of_its_mount(tmp_path):
 def test_a_simulated_memory_size_still_wins(tmp_path, monkeypatch):
     monkeypatch.setenv('YEEBENCH_SIMULATE_HW', 'mem=8Gi')
     root = tree(tmp_path, V2_MOUNT, '0::/\n', {'sys/fs/cgroup/memory.max': f'{64 * MiB}\n'})
-    assert topology.available_memory_bytes(root / 'meminfo', root) == 8 * 2**30
+    assert topology.available_memory(root / 'meminfo', root) == (8 * 2**30, 'YEEBENCH_SIMULATE_HW mem')
 
 
 def test_a_real_cgroup_limit_is_seen_from_inside(tmp_path):

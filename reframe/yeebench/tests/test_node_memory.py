@@ -14,16 +14,16 @@ def partition(extras, scheduler='slurm'):
 
 
 def test_the_partition_description_wins_over_the_planning_host(monkeypatch):
-    monkeypatch.setattr(topology, 'available_memory_bytes', lambda: 7 * 2**30)
+    monkeypatch.setattr(topology, 'available_memory', lambda: (7 * 2**30, 'MemAvailable'))
     assert topology.partition_memory_bytes(partition({'mem_per_node_mib': 1024})) == \
         (2**30, 'extras.mem_per_node_mib = 1024 MiB')
     assert topology.partition_memory_bytes(partition({'mem_per_node': 512.5})) == \
         (int(512.5 * 2**20), 'extras.mem_per_node = 512.5 MiB')
     mem, source = topology.partition_memory_bytes(partition({}, 'local'))
-    assert mem == 7 * 2**30 and 'this node' in source
+    assert (mem, source) == (7 * 2**30, 'MemAvailable of this node (local scheduler)')
     mem, source = topology.partition_memory_bytes(partition({}, 'slurm'))
-    assert mem == 7 * 2**30 and 'assumed' in source and 'extras.mem_per_node_mib' in source
-    monkeypatch.setattr(topology, 'available_memory_bytes', lambda: None)
+    assert mem == 7 * 2**30 and '(MemAvailable)' in source and 'assumed' in source and 'extras.mem_per_node_mib' in source
+    monkeypatch.setattr(topology, 'available_memory', lambda: (None, None))
     assert topology.partition_memory_bytes(partition({}, 'slurm'))[0] is None
 
 
