@@ -39,6 +39,7 @@ page_opts=()
 grep -q '<h1>yeebench acceptance report</h1>' "$out/acceptance.html" || { echo "acceptance: no HTML page"; exit 1; }
 echo "acceptance: page $out/acceptance.html (ReFrame output $out/reframe.out)"
 if [ "$rc" -ne 0 ]; then
-    sed 's/\x1b\[[0-9;]*m//g' "$out/reframe.out" | grep -a -A12 '^FAILURE INFO' | head -60
+    # ReFrame's failure blocks whole, their reasons included, so that a log's last lines say why
+    sed 's/\x1b\[[0-9;]*m//g' "$out/reframe.out" | awk '/^FAILURE INFO/ { p = 1 } /^-----/ { p = 0 } p' | head -80
 fi
 exit "$rc"

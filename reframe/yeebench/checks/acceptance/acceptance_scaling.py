@@ -15,6 +15,7 @@ from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError
 from yeebench.parsers.jsonreport import parse_yee, yee_problems
+from yeebench.results.stats import mann_whitney_greater
 
 #: Written by the yee-io job when the solver offers no binary per-rank output (the reason).
 UNSUPPORTED = "yee-io-unsupported.txt"
@@ -26,10 +27,19 @@ ASLR_NOT_COMPARED = "aslr-not-compared.txt"
 ASLR_SETTING = "aslr-setting.txt"
 
 
-def beyond_noise(on_runs, off_runs):
-    """True when every ASLR-off run (a rate) beat every ASLR-on run: a loss the runs' own spread cannot explain.
-    Alternate runs on a shared node overlap by chance; a cost is judged only when they do not."""
-    return max(on_runs) < min(off_runs)
+def aslr_order(pairs):
+    """ASLR on/off for each of `pairs` pairs of runs, the order turning round every pair (on off, off on, ...):
+    a node that slows or speeds up over the comparison then weighs on both sides alike."""
+    order = []
+    for r in range(pairs):
+        order += [("aslr-on", r), ("aslr-off", r)] if r % 2 == 0 else [("aslr-off", r), ("aslr-on", r)]
+    return order
+
+
+def aslr_p_value(on_runs, off_runs):
+    """One-sided Mann-Whitney p-value for 'the ASLR-off runs (rates) are faster': the chance that the node's
+    noise alone ranks them so.  5 pairs give at least 1/252; 3 pairs never better than 1/20."""
+    return mann_whitney_greater(off_runs, on_runs)
 
 
 def aslr_probe_line(marker=ASLR_NOT_COMPARED, setting=ASLR_SETTING, sysctl="/proc/sys/kernel/randomize_va_space"):
@@ -62,8 +72,10 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
     yee = fixture(SolverBinary, scope="environment")
     descr = "Scaling on one node: threads vs processes, speedup/efficiency and the knee"
     sourcesdir = "src"  # beside this file (ReFrame resolves it against the check's folder)
-    #: Solver problem (strong scaling: the same grid at every count).
-    yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 40 --precision f32 --quiet")
+    #: Solver problem (strong scaling: the same grid at every count).  400 steps: a full node of a few
+    #: cores then runs for tens of ms; at 40 it ran for 5 ms, mostly warm-up, and the same point
+    #: varied by 30 % from run to run.
+    yee_opts = variable(str, value="--nx 64 --ny 64 --nz 64 --steps 400 --precision f32 --quiet")
     #: Bytes per triad array (all ranks together); 0: LLC_FACTOR x the node's last-level cache.
     triad_bytes = variable(int, value=0)
     triad_repeats = variable(int, value=10)
@@ -77,9 +89,14 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
     min_efficiency = variable(float, value=0.0)
     #: Most a full node of processes may lose (%) with ASLR on against the same point with ASLR off
     #: (`setarch -R`): paper 003's cache misses past 12 processes per node were ASLR's.  20 %: below the
-    #: paper's loss; a larger cost fails only when every ASLR-off run beat every ASLR-on run (beyond_noise),
+    #: paper's loss; a larger cost fails only when the node's noise cannot explain it (aslr_alpha),
     #: else it is NOT MEASURED as within the node's noise.
     aslr_max_cost = variable(float, value=20.0)
+    #: Runs with ASLR on and as many with it off, in turn (aslr_order).
+    aslr_pairs = variable(int, value=5)
+    #: A cost over aslr_max_cost fails only when the chance that noise alone ranked the runs so
+    #: (aslr_p_value) is at most this: with 5 pairs, every ASLR-off run but one beat every ASLR-on run.
+    aslr_alpha = variable(float, value=0.01)
     num_tasks = 1
 
     @run_after("init")
@@ -89,6 +106,9 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
 
     @run_after("setup")
     def plan_runs(self):
+        self.skip_if(self.repeats < 1 or self.aslr_pairs < 1,
+                     f"repeats and aslr_pairs must be >= 1, got {self.repeats} and {self.aslr_pairs}")
+        self.skip_if(not 0 < self.aslr_alpha < 1, f"aslr_alpha must lie between 0 and 1, got {self.aslr_alpha}")
         if self.program == "yee":
             binary = self.yee.paths["yee"]
         else:
@@ -119,22 +139,22 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         sweeps.run_sweep(self, cmds)
 
     def _aslr_runs(self, binary, cores):
-        """The full node of processes again, alternately with ASLR on and off (off: `setarch -R` between the
+        """The full node of processes again, with ASLR on and off in turn (off: `setarch -R` between the
         launcher and the program, a personality flag of each process; the node's setting stays as it is).
-        Alternating pairs see the same load on the node, so a busy spell does not pass for ASLR's cost."""
+        Runs close in time see the same load on the node, so a busy spell does not pass for ASLR's cost."""
         top = self.counts[-1]
         env = "OMP_NUM_THREADS=1 OMP_PLACES=cores OMP_PROC_BIND=close"
         prefix = self._prefix(top, 1, cores)
         lines = [aslr_probe_line()]
-        for r in range(self.repeats):
-            for mode, wrapper in (("aslr-on", ""), ("aslr-off", 'setarch "$(uname -m)" -R')):
-                out = f"{mode}_{top}_{r}.out"
-                if self.program == "yee":
-                    run = shell.words([binary, *shlex.split(self.yee_opts), "--threads", 1, "--report", out])
-                else:
-                    run = f"{shell.words([binary, '--bytes', self._bytes, '--repeats', self.triad_repeats])} > {out}"
-                line = " ".join(part for part in ("env", env, prefix, wrapper, run) if part)
-                lines.append(f"[ -e {ASLR_NOT_COMPARED} ] || {line}")
+        for mode, r in aslr_order(self.aslr_pairs):
+            wrapper = 'setarch "$(uname -m)" -R' if mode == "aslr-off" else ""
+            out = f"{mode}_{top}_{r}.out"
+            if self.program == "yee":
+                run = shell.words([binary, *shlex.split(self.yee_opts), "--threads", 1, "--report", out])
+            else:
+                run = f"{shell.words([binary, '--bytes', self._bytes, '--repeats', self.triad_repeats])} > {out}"
+            line = " ".join(part for part in ("env", env, prefix, wrapper, run) if part)
+            lines.append(f"[ -e {ASLR_NOT_COMPARED} ] || {line}")
         return lines
 
     def _size_triad(self):
@@ -152,8 +172,13 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
         return launch.packed_node_prefix(self, ranks, threads, cores)
 
     def _fom(self, mode, n):
-        """Best FOM of the repeats at one point."""
-        return max(self._fom_of(mode, n, r) for r in range(self.repeats))
+        """Best FOM of the runs at one point."""
+        return max(self._run_foms(mode, n))
+
+    def _run_foms(self, mode, n):
+        """Every run's FOM at one point (the ASLR points have aslr_pairs runs, the others repeats)."""
+        runs = self.aslr_pairs if mode.startswith("aslr-") else self.repeats
+        return [self._fom_of(mode, n, r) for r in range(runs)]
 
     def _fom_of(self, mode, n, r):
         text = stage_files.read_stage_file(self, f"{mode}_{n}_{r}.out")
@@ -212,28 +237,29 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
                                      details + [setting])
         top = self.counts[-1]
         try:
-            on, off = self._fom("aslr-on", top), self._fom("aslr-off", top)
+            on_runs, off_runs = self._run_foms("aslr-on", top), self._run_foms("aslr-off", top)
         except (OSError, ParseError, ValueError) as err:
             why = last_line(self, self.stderr)
             return self.verdict(False, f"ASLR comparison with {top} processes: {err}" + (f" ({why})" if why else ""))
+        on, off = max(on_runs), max(off_runs)
         cost = scaling.aslr_cost(on, off)
         self._aslr = (on, off, cost)
         lines.append(f"{top} processes with ASLR on {on:.4g} {unit}, off (setarch -R) {off:.4g} {unit}: "
                      f"ASLR costs {cost:.1f}% ({setting})")
-        details = details + [f"processes {top} ASLR on: {on:.4g} {unit}, off: {off:.4g} {unit} (alternate runs, "
-                             f"best of {self.repeats} each)"]
+        details = details + [f"processes {top} ASLR on: {on:.4g} {unit}, off: {off:.4g} {unit} (best of "
+                             f"{self.aslr_pairs} each, in turn)"]
         if cost > self.aslr_max_cost:
-            on_runs = [self._fom_of("aslr-on", top, r) for r in range(self.repeats)]
-            off_runs = [self._fom_of("aslr-off", top, r) for r in range(self.repeats)]
-            if not beyond_noise(on_runs, off_runs):
+            chance = aslr_p_value(on_runs, off_runs)
+            spread = (f"on {min(on_runs):.4g}-{max(on_runs):.4g}, off {min(off_runs):.4g}-{max(off_runs):.4g} "
+                      f"{unit}; the chance that noise alone ranks them so: p = {chance:.3g}")
+            if chance > self.aslr_alpha:
                 return self.not_measured(
-                    f"ASLR on and off differ by {cost:.1f}% but their runs overlap (on {min(on_runs):.4g}-"
-                    f"{max(on_runs):.4g}, off {min(off_runs):.4g}-{max(off_runs):.4g} {unit}): within this node's "
-                    f"noise; rerun on an idle node or with more repeats (-S AcceptanceScaling.repeats=N); "
-                    + "; ".join(lines), details)
+                    f"ASLR on and off differ by {cost:.1f}% but within this node's noise ({spread} > "
+                    f"{self.aslr_alpha:g}); rerun on an idle node or with more pairs "
+                    f"(-S AcceptanceScaling.aslr_pairs=N); " + "; ".join(lines), details)
             return self.verdict(False, f"ASLR costs {cost:.1f}% > {self.aslr_max_cost:g}% on a full node of "
-                                       "processes (paper 003: cache misses from ASLR; update the kernel); "
-                                       + "; ".join(lines), details)
+                                       f"processes ({spread}; paper 003: cache misses from ASLR; update the "
+                                       "kernel); " + "; ".join(lines), details)
         return self.verdict(True, "; ".join(lines), details)
 
     def collect_foms(self):
