@@ -66,3 +66,25 @@ def test_run_sweep_writes_the_script_and_keeps_it(tmp_path):
     assert (tmp_path / 'sweep.sh').read_text() == 'echo a\necho b\n'
     assert (test.executable, test.executable_opts, test.keep_files) == ('bash', ['sweep.sh'], ['x.json', 'sweep.sh'])
     assert test.job.launcher.registered_name == 'local'  # each line launches itself
+
+
+@pytest.mark.parametrize('memory, sized', [('24Gi', True), ('4Gi', False)])
+def test_triad_arrays_of_four_times_a_260_mib_cache_need_the_memory_to_hold_them(tmp_path, memory, sized):
+    """A VM reporting a big host's last-level cache sizes the arrays from it only where the node's memory
+    holds them with room to spare; else the case skips, naming the variable that sizes them."""
+    import json
+    from test_suite_checks import run_reframe
+    report = tmp_path / 'report.json'
+    run_reframe('-c', str(check_file('acceptance_scaling.py')), '-n', 'AcceptanceScaling%program=triad',
+                '-p', 'host', '--dry-run', '--report-file', str(report), tmp_path=tmp_path / 'rfm',
+                env_extra={'YEEBENCH_SIMULATE_HW': f'llc=260Mi,cores=2,numa=1,mem={memory}'})
+    (case,) = [c for run in json.loads(report.read_text())['runs'] for c in run['testcases']
+               if c['display_name'].startswith('AcceptanceScaling')]
+    if sized:
+        assert case['result'] != 'skip', case.get('fail_reason')
+        (sweep,) = (tmp_path / 'rfm').rglob('AcceptanceScaling*/sweep.sh')
+        assert f'--bytes {4 * 260 * 2**20}' in sweep.read_text()
+    else:
+        reason = (case.get('observations') or {}).get('skip_reason') or case.get('fail_reason') or ''
+        assert case['result'] == 'skip' and '3 arrays of 4 x last-level cache' in reason, reason
+        assert 'need 3.0 GiB, more than 50% of the node\'s 4.0 GiB' in reason and 'triad_bytes=BYTES' in reason, reason

@@ -16,6 +16,7 @@ from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError
 from yeebench.parsers.jsonreport import parse_yee, yee_problems
 from yeebench.results.stats import mann_whitney_greater
+from yeebench.topology import partition_memory_bytes
 
 #: Written by the yee-io job when the solver offers no binary per-rank output (the reason).
 UNSUPPORTED = "yee-io-unsupported.txt"
@@ -25,6 +26,9 @@ ASLR_NOT_COMPARED = "aslr-not-compared.txt"
 
 #: The node's kernel.randomize_va_space as the job read it.
 ASLR_SETTING = "aslr-setting.txt"
+
+#: triad_mpi's arrays (a = b + s c), and the most of a node's memory they may take together.
+TRIAD_ARRAYS, MEMORY_SHARE = 3, 0.5
 
 
 def aslr_order(pairs):
@@ -167,6 +171,16 @@ class AcceptanceScaling(AcceptanceMixin, YeebenchCheck):
                                              "set -S AcceptanceScaling.triad_bytes=BYTES (>= 4x the LLC)")
         self._bytes = scaling.triad_array_bytes(llc)
         self._sizing = f"{scaling.LLC_FACTOR} x last-level cache ({how}, {llc / 2**20:.0f} MiB)"
+        # a node whose memory is small against its cache (a VM handed a big host's L3) cannot hold them
+        try:
+            memory, source = partition_memory_bytes(self.current_partition)
+        except ValueError as err:
+            self.skip(f"cannot size the arrays: {err}")
+        need = TRIAD_ARRAYS * self._bytes
+        if memory is not None and need > MEMORY_SHARE * memory:
+            self.skip(f"{TRIAD_ARRAYS} arrays of {self._sizing} need {need / 2**30:.1f} GiB, more than "
+                      f"{MEMORY_SHARE:.0%} of the node's {memory / 2**30:.1f} GiB ({source}): set "
+                      "-S AcceptanceScaling.triad_bytes=BYTES")
 
     def _prefix(self, ranks, threads, cores):
         return launch.packed_node_prefix(self, ranks, threads, cores)
