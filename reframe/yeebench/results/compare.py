@@ -39,7 +39,7 @@ import math
 from collections import OrderedDict
 
 from yeebench import metrics
-from yeebench.results import stats
+from yeebench import stats
 from yeebench.results.noise import MIN_HISTORY_RUNS, centre_band
 
 DEFAULT_THRESHOLD = 0.05

@@ -19,7 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from yeebench import metrics
-from yeebench.results import stats, store
+from yeebench import stats
+from yeebench.results import store
 from yeebench.results.compare import DEFAULT_THRESHOLD, group_rows, location, top_spread
 from yeebench.results.errors import ResultsError
 from yeebench.results.noise import MIN_HISTORY_RUNS, pair_band

@@ -4,7 +4,7 @@ run and the recorded median, lie apart.
 Used by the comparison (compare.py: a candidate against the history) and by the history cache
 (history.py: the noise band of each figure); its own module so that neither imports the other for it.
 """
-from yeebench.results import stats
+from yeebench import stats
 
 MIN_HISTORY_RUNS = 5       # fewer recorded runs of a figure: its run-to-run noise is unknown
 BAND_QUANTILE = 0.99   # per figure; a run has tens of figures, and a compare must rarely cry wolf

@@ -7,7 +7,8 @@ import re
 from collections import OrderedDict
 
 from yeebench import metrics
-from yeebench.results import latency_fit, stats
+from yeebench import stats
+from yeebench.results import latency_fit
 
 WORKING_SET_FACTOR = 4      # a memory kernel's arrays must exceed this many times the last-level cache
 UNSTABLE_RATIO = 2.0        # repeats further apart than this factor: the measurement is not stable

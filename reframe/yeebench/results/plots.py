@@ -16,7 +16,8 @@ import matplotlib
 matplotlib.use("Agg")  # headless: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
-from yeebench.results import figures, safe_paths, stats  # noqa: E402
+from yeebench import stats  # noqa: E402
+from yeebench.results import figures, safe_paths  # noqa: E402
 from yeebench.results.store import atomic_write_bytes  # noqa: E402
 
 _SIZE_METRIC = re.compile(r"^(?P<kind>latency|lat|bandwidth|bw)[_-]?(?P<size>\d+(?:\.\d+)?)(?P<unit>B|kB|KB|KiB|MB|MiB)?$",

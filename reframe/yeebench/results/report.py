@@ -18,7 +18,8 @@ import jinja2
 import PIL.Image
 
 from yeebench import metrics
-from yeebench.results import compare, figures, paper_figures, plots, stats
+from yeebench import stats
+from yeebench.results import compare, figures, paper_figures, plots
 from yeebench.results.figures import acceptance
 from yeebench.results.formats import verdict_text
 from yeebench.results.store import atomic_write_text

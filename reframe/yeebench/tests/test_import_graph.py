@@ -3,7 +3,7 @@
 `import_graph` reads every module under reframe/yeebench (an AST scan, so imports inside functions
 count as much as those at the top, and relative imports are resolved) into module -> modules it
 imports. Only imports of modules in the package are edges. An import of a package is an import of
-its `__init__`: `from yeebench.results import stats` is an edge to `yeebench.results.stats` (a
+its `__init__`: `from yeebench.results import store` is an edge to `yeebench.results.store` (a
 module), `from yeebench.results.figures import FIGURES` one to `yeebench.results.figures` (a name
 defined by the package's `__init__`). The packages a dotted name passes through on the way are not
 edges of their own.

@@ -15,7 +15,7 @@ from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 from yeebench.fixtures import SolverBinary
 from yeebench.parsers import ParseError
 from yeebench.parsers.jsonreport import parse_yee, yee_problems
-from yeebench.results.stats import mann_whitney_greater
+from yeebench.stats import mann_whitney_greater
 from yeebench.topology import partition_memory_bytes
 
 #: Written by the yee-io job when the solver offers no binary per-rank output (the reason).

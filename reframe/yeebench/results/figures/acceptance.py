@@ -2,7 +2,7 @@
 its verdict, the reason it gave and its figures; verdict words as the acceptance page's
 (yeebench.acceptance.report)."""
 from yeebench.acceptance.verdicts import FAIL, NOT_MEASURED, PASS, UNEXPLAINED_SKIP, VERDICTS
-from yeebench.results import stats
+from yeebench import stats
 from yeebench.results.figures import common
 
 PREFIX = "Acceptance"

@@ -5,7 +5,7 @@ that speed against the node count where the profile ran several; OSU's time over
 mean over message sizes) against the node count, a line per collective and implementation."""
 import re
 
-from yeebench.results import stats
+from yeebench import stats
 from yeebench.results.figures import common, sweep_bars
 
 CHECKS = ("OsuCollective", "FdtdCollectiveProfile", "OsuCollectiveNodeCurve")

@@ -17,7 +17,8 @@ matplotlib.use("Agg")  # headless: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.container import BarContainer  # noqa: E402
 
-from yeebench.results import safe_paths, stats  # noqa: E402
+from yeebench import stats  # noqa: E402
+from yeebench.results import safe_paths  # noqa: E402
 from yeebench.results.store import atomic_write_bytes  # noqa: E402
 
 #: One run's (or the baseline's) rows of one check.

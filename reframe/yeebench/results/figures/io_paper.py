@@ -5,7 +5,7 @@ the largest N against ranks, measured and extrapolated to 16 and 256 ranks (Fig.
 
 from yeebench import io_fits
 from yeebench.fits import FitError
-from yeebench.results import stats
+from yeebench import stats
 from yeebench.results.figures import common
 
 CHECKS = ("IoOutputPaper",)

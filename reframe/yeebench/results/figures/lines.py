@@ -1,6 +1,6 @@
 """A figure of merit against a numeric parameter (ranks, nodes, processes per core), one line per
 value of the other parameters that vary: the shape most scaling figures of the papers share."""
-from yeebench.results import stats
+from yeebench import stats
 from yeebench.results.figures import common
 
 

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from results_testutil import ingested, run_cli, synthetic_run
-from yeebench.results import compare, formats, stats
+from yeebench import stats
+from yeebench.results import compare, formats
 from yeebench.results.cli import parse_threshold
 
 

@@ -1,4 +1,5 @@
-"""Robust statistics for the regression gate, through SciPy: median, MAD, Mann-Whitney U.
+"""Robust statistics for the regression gate and the checks' own verdicts (AcceptanceScaling's ASLR
+comparison), through SciPy: median, MAD, Mann-Whitney U.
 
 The gate runs on small samples (3-10 repeats), where the exact distribution of U
 matters: without ties SciPy's exact method is used; with ties (coarse timers give
