@@ -13,9 +13,13 @@ from yeebench import scaling
 from yeebench.checks.acceptance import acceptance_scaling as acc
 
 
-def probe(tmp_path, value, path=None):
-    sysctl = tmp_path / "randomize_va_space"
-    sysctl.write_text(f"{value}\n")
+def probe(tmp_path, value=None, path=None):
+    """(setting read, why not compared) of the probe line; `value`: a stand-in kernel.randomize_va_space,
+    None for this machine's own."""
+    sysctl = "/proc/sys/kernel/randomize_va_space"
+    if value is not None:
+        sysctl = tmp_path / "randomize_va_space"
+        sysctl.write_text(f"{value}\n")
     env = {"PATH": path or "/usr/bin:/bin"}
     subprocess.run([shutil.which("bash"), "-c", acc.aslr_probe_line(sysctl=str(sysctl))], cwd=tmp_path, env=env, check=True)
     marker = tmp_path / acc.ASLR_NOT_COMPARED
@@ -109,8 +113,7 @@ RULES = {
 
 
 def run_with_stand_in(tmp_path, rule, expect_rc):
-    if acc_probe_refused(tmp_path):
-        pytest.skip(f"this machine cannot run a process with ASLR off: {acc_probe_refused(tmp_path)}")
+    skip_unless_aslr_can_be_compared(tmp_path)
     from test_suite_checks import REPO, run_reframe
     prefix = stand_in_prefix(tmp_path, rule)
     out = run_reframe("-c", str(REPO / "reframe/yeebench/checks/acceptance/acceptance_scaling.py"),
@@ -130,19 +133,18 @@ def stand_in_prefix(tmp_path, rule):
     return prefix
 
 
-def acc_probe_refused(tmp_path):
-    """Why this machine cannot compare ASLR on and off ('' where it can)."""
+def skip_unless_aslr_can_be_compared(tmp_path):
+    """The check's own probe, on this machine: ASLR on, and `setarch -R` allowed (a container may refuse it)."""
     where = tmp_path / "probe"
     where.mkdir(exist_ok=True)
-    subprocess.run([shutil.which("bash"), "-c", acc.aslr_probe_line()], cwd=where, check=True)
-    marker = where / acc.ASLR_NOT_COMPARED
-    return marker.read_text().strip() if marker.exists() else ""
+    _, why = probe(where)
+    if why:
+        pytest.skip(f"this machine cannot compare ASLR on and off: {why}")
 
 
 def test_a_cost_beyond_the_noise_fails_and_the_log_ends_with_why(tmp_path):
     """Through the acceptance runner, as `make acceptance` runs it: its last lines give ReFrame's reason."""
-    if acc_probe_refused(tmp_path):
-        pytest.skip(f"this machine cannot run a process with ASLR off: {acc_probe_refused(tmp_path)}")
+    skip_unless_aslr_can_be_compared(tmp_path)
     from test_suite_checks import REPO
     prefix = stand_in_prefix(tmp_path, "personality")
     env = dict(os.environ, YEEBENCH_PREFIX=str(prefix), YEEBENCH_VENV=str(Path(sys.executable).parents[1]))
