@@ -33,7 +33,7 @@ PYTEST_PATHS  :=
 -include spack/spack.mk
 -include containers/spack-sif.mk
 
-.PHONY: help deps deps-system deps-test venv build test test-python run clean
+.PHONY: help deps deps-system deps-test venv build test test-python run clean disk-room
 
 help:
 	@echo "yeebench"
@@ -66,8 +66,14 @@ build: deps-system $(BUILD_TARGETS)
 test-python: venv
 	$(VENV)/bin/pytest -q -p no:cacheprovider $(PYTEST_PATHS)
 
-test: deps-test venv build test-python $(TEST_TARGETS)
+test: disk-room deps-test venv build test-python $(TEST_TARGETS)
 	@echo "make test: all test stages passed"
+
+# The free space the run starts with, where it writes: the build tree, /tmp (apptainer unpacks images
+# there) and the image cache, so that a stage that later stops on a full disk is explained up front.
+disk-room:
+	@for d in . "$${TMPDIR:-/tmp}" "$(YEEBENCH_CACHE)"; do [ -d "$$d" ] || continue; \
+	    df -Pm "$$d" | awk -v d="$$d" 'NR == 2 {printf "make test: %s MiB free in %s (%s)\n", $$4, d, $$6}'; done
 
 clean:
 	rm -rf $(BUILD)

@@ -35,7 +35,9 @@ sif=$out/yeebench.sif
 t0=$(date +%s)
 log "apptainer build $sif $def (log: $out/apptainer-build.log)"
 rm -f "$sif.tmp"
-"$app" build --notest "$sif.tmp" "$def" > "$out/apptainer-build.log" 2>&1 \
+# --disable-cache: each build's layers differ, and the user's cache (~/.apptainer/cache) would keep
+# every one of them (about 210 MB a build).
+"$app" build --notest --disable-cache "$sif.tmp" "$def" > "$out/apptainer-build.log" 2>&1 \
     || { tail -5 "$out/apptainer-build.log"; rm -f "$sif.tmp"; fail "$def: apptainer build failed (bootstrap docker-daemon:$image)"; }
 mv -f "$sif.tmp" "$sif"
 "$app" test "${opts[@]}" "$sif" > "$out/apptainer-test.log" 2>&1 \

@@ -2,12 +2,14 @@
 """Names the step an `apptainer build` log stopped in, for a one-line error:
 
     build_step.py build.log [recipe.def]     # e.g. "the %post section of stage final"
+                                             # or "copying %files of stage final: no space left on device"
 
 Apptainer logs "Starting build...", then for each stage its bootstrap ("Extracting local image...",
 "Fetching ...", ...), "Running setup/post/test scriptlet", "Copying ..." for %files, and finally
 "Creating SIF file...". A log that stopped before any of those failed in the bootstrap (the base image
 is missing or is not an image). With the definition file, the n-th bootstrap is named by the n-th
-`Stage:` line of the recipe.
+`Stage:` line of the recipe. The cause follows the step where the log's last FATAL or ERROR line
+gives one (a full disk is named as such: the build unpacks each stage in APPTAINER_TMPDIR).
 """
 import re
 import sys
@@ -20,6 +22,19 @@ STEPS = (
     (re.compile(r'^INFO:\s+Copying '), lambda m: 'copying %files'),
     (re.compile(r'^INFO:\s+Creating SIF file'), lambda m: 'writing the SIF file'),
 )
+
+
+def failure_cause(log_text):
+    '''The last FATAL/ERROR line of the log, short: the failing command's own message, or None.'''
+    errors = re.findall(r'^(?:FATAL|ERROR):\s*(.*\S)', re.sub(r'\x1b\[[0-9;]*m', '', log_text), re.M)
+    if not errors:
+        return None
+    cause = errors[-1]
+    if 'no space left on device' in cause.lower():
+        return 'no space left on device'
+    cause = cause.rsplit(']: ', 1)[-1]               # "while copying [a] to b: [cp args]: cp: message"
+    cause = re.sub(r'^While performing build:\s*', '', cause)
+    return cause if len(cause) <= 200 else cause[:197] + '...'
 
 
 def failed_step(log_text, def_text=None):
@@ -52,7 +67,8 @@ def main(argv):
         except OSError as err:
             print(f'build_step: cannot read {path}: {err.strerror}', file=sys.stderr)
             return 2
-    print(failed_step(*texts))
+    cause = failure_cause(texts[0])
+    print(failed_step(*texts) + (f': {cause}' if cause else ''))
     return 0
 
 

@@ -90,6 +90,15 @@ done
 docker version > /dev/null || { log "error: dockerd did not answer within 60 s"; exit 1; }
 log "dockerd pid $dockerd_pid, DOCKER_HOST=$DOCKER_HOST"
 
+# The layer store keeps the tagged images (the cache of the next build) and nothing else: every build
+# leaves the images it replaced untagged (about 1 GB each), and they would fill the disk within a day.
+prune_untagged() {
+    docker image prune -f > /dev/null || true
+    log "Docker layer cache $cache/docker-data: $(du -sh "$cache/docker-data" 2>/dev/null | cut -f1)," \
+        "$(df -Ph "$cache" | awk 'NR == 2 {print $4}') free"
+}
+prune_untagged
+
 if ! docker image inspect debian:bookworm > /dev/null 2>&1; then
     docker import "$base_tar" debian:bookworm > /dev/null
 fi
@@ -107,8 +116,7 @@ ENGINE=docker PY="$py" OUT="$out" JOBS="${JOBS:-2}" YEE_MARCH="${YEE_MARCH:-nati
     BUILD_STAGE_IMAGE="$build_stage" bash containers/build-image.sh "$image"
 t1=$(date +%s)
 size=$(docker image inspect -f '{{.Size}}' "$image")
-# Keep the cached layer store bounded: drop untagged images (older builds) more than a day old.
-docker image prune -f --filter until=24h > /dev/null || true
+prune_untagged
 log "built $image in $((t1 - t0)) s, $((size / 1000000)) MB"
 
 # The runtime image must not carry compilers.

@@ -4,16 +4,32 @@
 #   containers/sif-build.sh APPTAINER DEF SIF LOG [apptainer build options...]
 # The image is written to SIF.tmp and renamed to SIF only when the build succeeded, so a failed or
 # interrupted build never leaves a SIF behind (nor keeps an older one: SIF is removed first).
+# SIF_BUILD_NEED_MIB=N: refuse to start, in one line, where APPTAINER_TMPDIR (default /tmp: apptainer
+# unpacks every stage there) has less than N MiB free, rather than failing half-way on a full disk.
 set -euo pipefail
-case "${1:-}" in -h|--help) sed -n '2,6s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;; esac
 [ $# -ge 4 ] || { echo "usage: sif-build.sh APPTAINER DEF SIF LOG [apptainer build options...]" >&2; exit 2; }
 app=$1 def=$2 sif=$3 log=$4; shift 4
 [ -f "$def" ] || { echo "sif-build: $def: no such definition file" >&2; exit 2; }
 here=$(dirname "$0")
+need=${SIF_BUILD_NEED_MIB:-0}
+[[ $need =~ ^[0-9]+$ ]] || { echo "sif-build: SIF_BUILD_NEED_MIB=$need: expected a number of MiB" >&2; exit 2; }
+tmpdir=${APPTAINER_TMPDIR:-${TMPDIR:-/tmp}}
+free_mib() { df -Pm "$1" 2>/dev/null | awk 'NR == 2 {print $4}'; }
+free=$(free_mib "$tmpdir")
+if [ "$need" -gt 0 ] && [ -n "$free" ] && [ "$free" -lt "$need" ]; then
+    echo "sif-build: $def: $tmpdir has $free MiB free, the build needs about $need MiB there" \
+         "(free some, or set APPTAINER_TMPDIR to a bigger folder)" >&2
+    exit 1
+fi
 rm -f "$sif" "$sif.tmp"
 trap 'rm -f "$sif.tmp"' EXIT
 if ! "$app" build "$@" "$sif.tmp" "$def" > "$log" 2>&1; then
     step=$(python3 "$here/build_step.py" "$log" "$def" 2>/dev/null || echo 'an unknown step')
+    case $step in
+        *'no space left on device'*) step="$step ($tmpdir has $(free_mib "$tmpdir") MiB free now," \
+                                          "$(dirname "$sif") $(free_mib "$(dirname "$sif")") MiB)" ;;
+    esac
     echo "sif-build: $def: apptainer build failed in $step (log: $log)" >&2
     exit 1
 fi

@@ -58,6 +58,30 @@ def test_build_step_names_the_bootstrap_the_section_and_the_stage(tmp_path):
     assert build_step.failed_step(POST_FAILED_IN_FINAL) == 'the %post section'
 
 
+COPY_FAILED_IN_FINAL_DISK_FULL = '''INFO:    Starting build...
+INFO:    Extracting local image...
+INFO:    Running post scriptlet
+INFO:    Extracting local image...
+INFO:    Copying /opt/views to /opt
+FATAL:   While performing build: unable to copy files from host to container fs: while copying [/tmp/b/opt/views] \
+to /tmp/c/rootfs/opt: [-fLr /tmp/b/opt/views /tmp/c/rootfs/opt]: /usr/bin/cp: error writing \
+'/tmp/c/rootfs/opt/views/view/bin/yee': No space left on device
+'''.replace('\\\n', '')
+
+
+def test_build_step_names_the_cause_after_the_step(tmp_path):
+    defn = tmp_path / 'two.def'
+    defn.write_text('Bootstrap: localimage\nStage: build\n\nBootstrap: localimage\nStage: final\n')
+    log = tmp_path / 'build.log'
+    log.write_text(COPY_FAILED_IN_FINAL_DISK_FULL)
+    out = subprocess.run([str(PY), str(CONTAINERS / 'build_step.py'), str(log), str(defn)],
+                         capture_output=True, text=True)
+    assert out.stdout == 'copying %files of stage final: no space left on device\n', out.stdout
+    assert build_step.failure_cause(POST_FAILED_IN_FINAL) == 'while running engine: while running %post section: exit status 100'
+    assert build_step.failure_cause('INFO:    Starting build...\n') is None
+    assert len(build_step.failure_cause('FATAL: ' + 'x' * 500)) == 200
+
+
 def test_build_step_refuses_an_unreadable_log(tmp_path):
     out = subprocess.run([str(PY), str(CONTAINERS / 'build_step.py'), str(tmp_path / 'none.log')],
                          capture_output=True, text=True)
@@ -99,7 +123,23 @@ def test_a_def_that_fails_to_build_is_one_line_naming_the_def_and_the_section(ap
                                                     f'%files\n  {tmp_path}/no-such-file /opt/x\n')
     assert out.returncode == 1 and out.stderr.count('\n') == 1, out.stderr
     assert f'{defn}: apptainer build failed in copying %files' in out.stderr
+    assert f"cannot stat '{tmp_path}/no-such-file': No such file or directory" in out.stderr   # the cause
     assert not sif.exists()
+
+
+def test_sif_build_refuses_to_start_without_the_room_it_needs(tmp_path):
+    defn = tmp_path / 'x.def'
+    defn.write_text('Bootstrap: localimage\nFrom: /nowhere\n')
+    sif = tmp_path / 'x.sif'
+    sif.write_text('an older image')
+    args = ['bash', str(CONTAINERS / 'sif-build.sh'), 'no-apptainer-needed', str(defn), str(sif), str(tmp_path / 'log')]
+    env = {**os.environ, 'APPTAINER_TMPDIR': str(tmp_path), 'SIF_BUILD_NEED_MIB': str(2 ** 40)}
+    out = subprocess.run(args, capture_output=True, text=True, env=env)
+    assert out.returncode == 1 and out.stderr.count('\n') == 1, out.stderr
+    assert f'{tmp_path} has ' in out.stderr and f'needs about {2 ** 40} MiB there' in out.stderr
+    assert sif.read_text() == 'an older image'          # nothing started, nothing removed
+    out = subprocess.run(args, capture_output=True, text=True, env={**env, 'SIF_BUILD_NEED_MIB': '4G'})
+    assert out.returncode == 2 and 'SIF_BUILD_NEED_MIB=4G: expected a number of MiB' in out.stderr
 
 
 def test_sif_build_names_a_missing_definition_file(tmp_path):

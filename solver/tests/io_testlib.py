@@ -7,6 +7,8 @@ import json
 import os
 import sys
 
+from yee_testlib import remove_scratch
+
 COMPONENTS = ["ex", "ey", "ez", "hx", "hy", "hz"]
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
@@ -19,6 +21,7 @@ def ensure_numpy():
         py = os.environ.get("YEE_PY")
         if py and os.path.exists(py) and not os.environ.get("YEE_IO_REEXEC"):
             os.environ["YEE_IO_REEXEC"] = "1"  # once: no loop when YEE_PY lacks them too
+            remove_scratch()                    # exec skips atexit: the new run makes its own folder
             os.execv(py, [py] + sys.argv)
         print("SKIP: numpy and h5py are needed (set YEE_PY to a python that has them)")
         sys.exit(SKIP)

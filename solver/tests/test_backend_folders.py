@@ -9,13 +9,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from yee_testlib import check, finish
+from yee_testlib import check, finish, scratch_dir
 
 CMAKE = os.environ.get("YEE_CMAKE", "cmake")
 SOLVER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-tmp = tempfile.mkdtemp(prefix="yee-backend-")
+tmp = scratch_dir("yee-backend-")
 root = os.path.join(tmp, "repo")
 copy = os.path.join(root, "solver")
 shutil.copytree(SOLVER, copy, ignore=shutil.ignore_patterns("build*", "__pycache__"))

@@ -3,12 +3,11 @@ names the problem, nothing on stdout; with several ranks no rank hangs."""
 import os
 import shutil
 import sys
-import tempfile
 
-from yee_testlib import check, check_no_sanitizer_report, finish, run, without_missing_kernels
+from yee_testlib import check, check_no_sanitizer_report, finish, run, scratch_dir, without_missing_kernels
 
 SMALL = "--small" in sys.argv
-tmp = tempfile.mkdtemp(prefix="yee-bad-")
+tmp = scratch_dir("yee-bad-")
 
 
 def cfg(name, text):

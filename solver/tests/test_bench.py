@@ -6,13 +6,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
-from yee_testlib import HERE, YEE, check, env_for, finish
+from yee_testlib import HERE, YEE, check, env_for, finish, scratch_dir
 
 BENCH = os.path.join(HERE, "..", "bench", "run_bench.py")
 TRIAD = os.path.join(os.path.dirname(YEE), "yee-triad")
-out = os.path.join(tempfile.mkdtemp(prefix="yee-bench-"), "bench.json")
+out = os.path.join(scratch_dir("yee-bench-"), "bench.json")
 p = subprocess.run([sys.executable, BENCH, "--yee", YEE, "--triad", TRIAD, "--sizes", "24", "--precisions", "f32",
                     "--layouts", "1x2,2x1", "--kernels", "fused,wavefront", "--repeats", "1", "--steps", "12",
                     "--out", out], capture_output=True, text=True, timeout=600, env=env_for(1))

@@ -8,13 +8,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from yee_testlib import check, finish
+from yee_testlib import check, finish, scratch_dir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.join(HERE, "..", "bench", "run_cuda_bench.py")
-TMP = tempfile.mkdtemp(prefix="yee-cuda-bench-test-")
+TMP = scratch_dir("yee-cuda-bench-test-")
 
 
 def script(name, body):

@@ -14,10 +14,9 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 
 from cuda_testlib import require_gpu_or_skip
-from yee_testlib import MPIEXEC, YEE, check, env_for, fail, finish
+from yee_testlib import MPIEXEC, YEE, check, env_for, fail, finish, scratch_dir
 
 require_gpu_or_skip("CPU vs GPU comparison and GPU decomposition invariance")
 CPU = os.environ.get("YEE_CPU_BIN", "")
@@ -27,7 +26,7 @@ if not (CPU and os.access(CPU, os.X_OK)):
 GRID = ["--nx", 19, "--ny", 14, "--nz", 37]  # uneven, k rows not a multiple of the 128 B padding
 COMMON = GRID + ["--steps", 40, "--source", "ricker", "--source-freq", 0.08, "--source-pos", "9,6,20",
                  "--init-mode", "pulse", "--energy-every", 4, "--probe", "3,4,5", "--probe", "15,10,30"]
-TMP = tempfile.mkdtemp(prefix="yee-cuda-test-")
+TMP = scratch_dir("yee-cuda-test-")
 
 
 def yee(binary, args, ranks=1):

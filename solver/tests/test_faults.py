@@ -13,9 +13,9 @@ import sys
 import tempfile
 import time
 
-from yee_testlib import MPIEXEC, YEE, check, env_for, finish, run
+from yee_testlib import MPIEXEC, YEE, check, env_for, finish, run, scratch_dir
 
-tmp = tempfile.mkdtemp(prefix="yee-faults-")
+tmp = scratch_dir("yee-faults-")
 random.seed(12345)
 
 
@@ -252,6 +252,4 @@ planted("ascii")
 if HDF5 != "none":
     planted("hdf5")
 
-if "--keep" not in sys.argv:
-    shutil.rmtree(tmp, ignore_errors=True)
 finish()

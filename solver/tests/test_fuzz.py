@@ -8,14 +8,13 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 
-from yee_testlib import YEE, env_for
+from yee_testlib import YEE, env_for, scratch_dir
 
 SEED = int(os.environ.get("YEE_FUZZ_SEED", "20261121"))
 CASES = int(os.environ.get("YEE_FUZZ_CASES", "1000"))
 rng = random.Random(SEED)
-work = tempfile.mkdtemp(prefix="yee-fuzz-")
+work = scratch_dir("yee-fuzz-")
 
 BAD_NUMBERS = ["", "-1", "0", "-0", "abc", "1e3", "0x10", "99999999999999999999", "1.5", " 4", "4 ", "+",
                "nan", "inf", "-inf", "1e400", "--", "٣", "\u00e9", "3,3", "2147483648", "-9223372036854775809"]

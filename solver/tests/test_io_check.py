@@ -7,10 +7,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 from io_testlib import SKIP
-from yee_testlib import YEE, check, fail, finish
+from yee_testlib import YEE, check, fail, finish, scratch_dir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -30,7 +29,7 @@ if not os.path.exists(os.path.join(REPO, "reframe", "yeebench", "checks", "io", 
     sys.exit(SKIP)
 py = reframe_python()
 rfm = os.path.join(os.path.dirname(py), "reframe")
-tmp = tempfile.mkdtemp(prefix="yee-io-rfm-")
+tmp = scratch_dir("yee-io-rfm-")
 os.makedirs(os.path.join(tmp, "prefix", "bin"))
 os.symlink(os.path.abspath(YEE), os.path.join(tmp, "prefix", "bin", "yee"))
 env = dict(os.environ, YEEBENCH_PREFIX=os.path.join(tmp, "prefix"), YEEBENCH_RFM_DIR=tmp,

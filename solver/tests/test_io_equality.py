@@ -7,11 +7,10 @@ report's I/O figures."""
 import os
 import shutil
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 
 from io_testlib import COMPONENTS, checksum, ensure_numpy, hdf5_kind, leftovers, read_hdf5, read_output, step_files
-from yee_testlib import check, finish, report
+from yee_testlib import check, finish, report, scratch_dir
 
 ensure_numpy()
 import h5py  # noqa: E402
@@ -20,7 +19,7 @@ import numpy as np  # noqa: E402
 GRID = ["--nx", "10", "--ny", "7", "--nz", "9"]  # uneven splits for 2, 3 and 4 ranks
 STEPS = 4
 BASE = GRID + ["--steps", STEPS, "--source-pos", "3,2,5", "--init-mode", "pulse", "--output-every", "2"]
-tmp = tempfile.mkdtemp(prefix="yee-io-eq-")
+tmp = scratch_dir("yee-io-eq-")
 
 
 def run(fmt, strategy, ranks, extra=(), precision="f32", tag=""):

@@ -10,15 +10,14 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 
 from io_testlib import ensure_numpy, hdf5_kind, leftovers
-from yee_testlib import MPIEXEC, YEE, check, env_for, finish, report, run
+from yee_testlib import MPIEXEC, YEE, check, env_for, finish, report, run, scratch_dir
 
 ensure_numpy()
 import h5py  # noqa: E402
 
-tmp = tempfile.mkdtemp(prefix="yee-io-err-")
+tmp = scratch_dir("yee-io-err-")
 SMALL = ["--n", "8", "--steps", "2", "--quiet"]
 HDF5 = hdf5_kind(report(["--n", "2", "--steps", "1"]))
 

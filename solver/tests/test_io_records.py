@@ -9,12 +9,11 @@ one line)."""
 import os
 import shutil
 import sys
-import tempfile
 
 from io_testlib import ensure_numpy, hdf5_kind, step_files
-from yee_testlib import check, finish, report, run
+from yee_testlib import check, finish, report, run, scratch_dir
 
-tmp = tempfile.mkdtemp(prefix="yee-io-records-")
+tmp = scratch_dir("yee-io-records-")
 
 for args, what in ((["--hdf5-layout", "rows"], "rows"),
                    (["--hdf5-layout", "records", "--output", "binary"], "hdf5 only"),

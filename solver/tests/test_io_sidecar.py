@@ -11,14 +11,13 @@ import signal
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 import xml.etree.ElementTree as ET
 
 from io_testlib import ensure_numpy, hdf5_kind, leftovers
-from yee_testlib import MPIEXEC, YEE, check, env_for, finish, report, run
+from yee_testlib import MPIEXEC, YEE, check, env_for, finish, report, run, scratch_dir
 
-tmp = tempfile.mkdtemp(prefix="yee-io-sidecar-")
+tmp = scratch_dir("yee-io-sidecar-")
 rc, out, err = run(["--n", "8", "--steps", "4", "--output", "binary", "--output-every", "7", "--output-dir",
                     os.path.join(tmp, "every")], timeout=60)
 lines = [ln for ln in err.splitlines() if ln.startswith("yee: error: ")]

@@ -4,11 +4,10 @@ its type, the Mcells/s and GB/s formulas, per-rank placement, build provenance; 
 import json
 import os
 import re
-import tempfile
 
-from yee_testlib import check, finish, report, run
+from yee_testlib import check, finish, report, run, scratch_dir
 
-tmp = tempfile.mkdtemp(prefix="yee-report-")
+tmp = scratch_dir("yee-report-")
 path = os.path.join(tmp, "r.json")
 csv = os.path.join(tmp, "p.csv")
 rc, out, err = run(["--nx", 12, "--ny", 10, "--nz", 8, "--steps", 30, "--energy-every", 10, "--report", path,

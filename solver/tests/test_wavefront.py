@@ -7,12 +7,11 @@ ran, and a run with a different source must differ (the comparison can fail)."""
 import hashlib
 import os
 import sys
-import tempfile
 
-from yee_testlib import check, finish, report
+from yee_testlib import check, finish, report, scratch_dir
 
 SMALL = "--small" in sys.argv  # the sanitizer build runs a subset
-tmp = tempfile.mkdtemp(prefix="yee-wavefront-")
+tmp = scratch_dir("yee-wavefront-")
 GRID = ["--nx", 13, "--ny", 11, "--nz", 10]  # odd sizes: every split is uneven
 PROBES = ["--probe", "6,5,4", "--probe", "6,5,5", "--probe", "0,0,0", "--probe", "12,10,9", "--probe", "7,6,5",
           "--probe", "3,8,2"]

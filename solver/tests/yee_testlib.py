@@ -1,15 +1,56 @@
 """Helpers shared by the solver's verification tests: run `yee` (optionally under
 mpirun) and parse its JSON report. Pure standard library, so the tests run with any
 python3."""
+import atexit
+import glob
 import json
 import os
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
 
 YEE = os.environ.get("YEE_BIN", "yee")
 MPIEXEC = os.environ.get("YEE_MPIEXEC", "mpirun")
 SANITIZED = os.environ.get("YEE_SANITIZED") == "1"
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+_SCRATCH = []
+
+
+def remove_scratch():
+    """Removes this script's scratch folders now (at exit, and before a script re-executes itself)."""
+    while _SCRATCH:
+        shutil.rmtree(_SCRATCH.pop(), ignore_errors=True)
+
+
+def scratch_dir(prefix):
+    """A fresh temporary folder for one test script, removed when the script exits, fails or is
+    stopped with SIGTERM/SIGINT (kept with --keep or YEE_TEST_KEEP=1). Its name carries this host
+    and PID, so that the folders of a run killed outright (SIGKILL: a test timeout) are removed by the
+    next run of the same script on this host: some scripts write gigabytes of fields."""
+    host = "".join(c for c in socket.gethostname() if c.isalnum())[:32] or "host"
+    for stale in glob.glob(os.path.join(tempfile.gettempdir(), "%s%s-pid*-*" % (prefix, host))):
+        try:
+            pid = int(os.path.basename(stale)[len(prefix) + len(host):].split("-")[1][3:])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(stale, ignore_errors=True)
+        except (ValueError, IndexError, PermissionError):
+            pass                                 # not ours, or a live process of another user
+    path = tempfile.mkdtemp(prefix="%s%s-pid%d-" % (prefix, host, os.getpid()))
+    if "--keep" in sys.argv or os.environ.get("YEE_TEST_KEEP") == "1":
+        print("keeping %s" % path)
+        return path
+    _SCRATCH.append(path)
+    atexit.register(remove_scratch)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        if signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
+            signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))   # so that atexit runs
+    return path
 
 
 def env_for(threads):

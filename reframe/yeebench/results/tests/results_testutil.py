@@ -19,7 +19,8 @@ def run_cli(*args, cwd=None):
     """Run the real CLI in a subprocess (by default in an empty folder, so that no `results/` history
     of the checkout is used or written); returns CompletedProcess (text)."""
     if cwd is None:
-        cwd = tempfile.mkdtemp(prefix="yeebench-cli-")
+        with tempfile.TemporaryDirectory(prefix="yeebench-cli-") as empty:
+            return run_cli(*args, cwd=empty)
     return subprocess.run(YEEBENCH + [str(a) for a in args], capture_output=True, text=True, cwd=cwd,
                           timeout=300)
 
