@@ -16,8 +16,8 @@ need=${SIF_BUILD_NEED_MIB:-0}
 [[ $need =~ ^[0-9]+$ ]] || { echo "sif-build: SIF_BUILD_NEED_MIB=$need: expected a number of MiB" >&2; exit 2; }
 tmpdir=${APPTAINER_TMPDIR:-${TMPDIR:-/tmp}}
 free_mib() { df -Pm "$1" 2>/dev/null | awk 'NR == 2 {print $4}'; }
-free=$(free_mib "$tmpdir")
-if [ "$need" -gt 0 ] && [ -n "$free" ] && [ "$free" -lt "$need" ]; then
+free=$( [ "$need" -gt 0 ] && free_mib "$tmpdir" || true)
+if [ -n "$free" ] && [ "$free" -lt "$need" ]; then
     echo "sif-build: $def: $tmpdir has $free MiB free, the build needs about $need MiB there" \
          "(free some, or set APPTAINER_TMPDIR to a bigger folder)" >&2
     exit 1

@@ -22,8 +22,8 @@ print(d, flush=True)
 mode = sys.argv[1]
 if mode == "fail":
     sys.exit(1)
-if mode in ("wait", "keep"):
-    time.sleep(60 if mode == "wait" else 0)
+if mode == "wait":
+    time.sleep(60)
 """ % (HERE, PREFIX)
 
 
@@ -69,8 +69,7 @@ check(os.path.isdir(live_dir), "a run beside a live one leaves that one's folder
 live.kill()
 live.wait(timeout=60)
 
-p = subprocess.Popen([sys.executable, "-c", CHILD, "keep", "--keep"], stdout=subprocess.PIPE, text=True)
-out = p.communicate(timeout=60)[0].split()
+out = start("ok", "--keep").communicate(timeout=60)[0].split()
 kept = out[-1] if out else ""
 check(os.path.isdir(kept), "--keep keeps the folder (%s)" % kept)
 for d in glob.glob(os.path.join(tempfile.gettempdir(), PREFIX + "*")):
