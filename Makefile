@@ -16,10 +16,14 @@ DEB_CORE := build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev
 # Extra packages that only the full test suite needs (containers, virtual cluster, HTML report).
 DEB_TEST := chromium docker.io debootstrap charliecloud slurm-wlm munge libpmix-dev iproute2 fio
 
-# Filled in by the fragments.
-BUILD_TARGETS :=
-TEST_TARGETS  :=
-PYTEST_PATHS  :=
+# Filled in by the fragments. TEST_TARGETS: every stage of `make test`, in order. A stage may also say how
+# it shares the machine (.ci/stages.py): TEST_BACKGROUND (builds that judge no figure: they run first, beside
+# the TEST_QUIET stages, whose outcome does not depend on timing); the rest run one at a time after them.
+BUILD_TARGETS   :=
+TEST_TARGETS    :=
+TEST_BACKGROUND :=
+TEST_QUIET      := test-python
+PYTEST_PATHS    := .ci
 
 -include solver/solver.mk
 -include microbench/microbench.mk
@@ -33,12 +37,13 @@ PYTEST_PATHS  :=
 -include spack/spack.mk
 -include containers/spack-sif.mk
 
-.PHONY: help deps deps-system deps-test venv build test test-python run clean disk-room
+.PHONY: help deps deps-system deps-test venv build test test-plan test-python run clean disk-room
 
 help:
 	@echo "yeebench"
 	@echo "  make run     install what is missing, build, run the smoke experiments, record results"
-	@echo "  make test    install what is missing, build, run every test (what CI runs)"
+	@echo "  make test    install what is missing, build, run every test (what CI runs); stage times at the end"
+	@echo "  make test-plan  which stages make test runs side by side and which alone"
 	@echo "  make build   build the solver and the microbenchmarks into $(PREFIX)"
 	@echo "  make deps    install Debian packages and the Python virtualenv ($(VENV))"
 	@echo "  make clean   remove $(BUILD)/ (the virtualenv and results are kept)"
@@ -66,8 +71,23 @@ build: deps-system $(BUILD_TARGETS)
 test-python: venv
 	$(VENV)/bin/pytest -q -p no:cacheprovider $(PYTEST_PATHS)
 
-test: disk-room deps-test venv build test-python $(TEST_TARGETS)
+# TEST_JOBS=1 runs every stage in one line; TEST_BUDGET_MIN=0 lifts the time limit (CI stops at 90 minutes).
+TEST_JOBS       ?= 2
+TEST_BUDGET_MIN ?= 75
+TEST_LOGS       := $(BUILD)/test-logs
+TEST_MEASURED   = $(filter-out $(TEST_BACKGROUND) $(TEST_QUIET),$(TEST_TARGETS))
+
+MAKE_STARTED    := $(shell date +%s)
+
+test: disk-room deps-test venv build
+	@python3 .ci/stages.py --logs $(TEST_LOGS) --jobs $(TEST_JOBS) --budget-min $(TEST_BUDGET_MIN) \
+	  --done "deps-test+venv+build=$$(( $$(date +%s) - $(MAKE_STARTED) ))" --background "$(TEST_BACKGROUND)" \
+	  --quiet "$(TEST_QUIET)" --measured "$(TEST_MEASURED)"
 	@echo "make test: all test stages passed"
+
+# The stage plan `make test` would run, without running it.
+test-plan:
+	@echo "phase 1 (side by side): $(TEST_BACKGROUND) | $(TEST_QUIET)"; echo "phase 2 (one at a time): $(TEST_MEASURED)"
 
 # The free space the run starts with, where it writes: the build tree, /tmp (apptainer unpacks images
 # there) and the image cache, so that a stage that later stops on a full disk is explained up front.

@@ -6,15 +6,19 @@
 #   4. native vs container through ReFrame's Apptainer platform: the host's mpirun starts one
 #      `apptainer exec` per rank (hybrid MPI), solver Mcells/s and NetPIPE latency/bandwidth ratios;
 #   5. build/containers/ci-apptainer.json: SIF size, sha256, timings, smoke result, ratios.
-# Environment: IMAGE (yeebench:latest), OUT (build/containers), PY (.venv/bin/python).
+# The SIF records the Docker image id it was built from (SIF.image-id): while the image is the same, a later
+# run uses it rather than building it again. APPTAINER_CI_STEPS=build stops after step 2.
+# Environment: IMAGE (yeebench:latest), OUT (build/containers), PY (.venv/bin/python), APPTAINER_CI_STEPS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 out=${OUT:-$repo/build/containers}
 image=${IMAGE:-yeebench:latest}
 py=${PY:-$repo/.venv/bin/python}
+steps=${APPTAINER_CI_STEPS:-all}
 log() { echo "apptainer-ci: $*"; }
 fail() { log "error: $*"; exit 1; }
+case $steps in all|build) ;; *) log "error: APPTAINER_CI_STEPS=$steps: expected all or build"; exit 2 ;; esac
 mkdir -p "$out"
 
 rc=0; app=$(bash containers/apptainer.sh) || rc=$?
@@ -33,19 +37,26 @@ if [ "$image" != yeebench:latest ]; then        # the recipe names yeebench:late
 fi
 sif=$out/yeebench.sif
 t0=$(date +%s)
-log "apptainer build $sif $def (log: $out/apptainer-build.log)"
-rm -f "$sif.tmp"
-# --disable-cache: each build's layers differ, and the user's cache (~/.apptainer/cache) would keep
-# every one of them (about 210 MB a build).
-"$app" build --notest --disable-cache "$sif.tmp" "$def" > "$out/apptainer-build.log" 2>&1 \
-    || { tail -5 "$out/apptainer-build.log"; rm -f "$sif.tmp"; fail "$def: apptainer build failed (bootstrap docker-daemon:$image)"; }
-mv -f "$sif.tmp" "$sif"
-"$app" test "${opts[@]}" "$sif" > "$out/apptainer-test.log" 2>&1 \
-    || { tail -5 "$out/apptainer-test.log"; fail "$sif: the image's %test failed (log $out/apptainer-test.log)"; }
+image_id=$(docker image inspect -f '{{.Id}}' "$image") || fail "no Docker image $image (DOCKER_HOST=${DOCKER_HOST:-default})"
+if [ -f "$sif" ] && [ "$(cat "$sif.image-id" 2> /dev/null)" = "$image_id" ]; then
+    log "$sif was built from this image ($image_id): using it"
+else
+    rm -f "$sif" "$sif.image-id" "$sif.tmp"
+    log "apptainer build $sif $def (log: $out/apptainer-build.log)"
+    # --disable-cache: each build's layers differ, and the user's cache (~/.apptainer/cache) would keep
+    # every one of them (about 210 MB a build).
+    "$app" build --notest --disable-cache "$sif.tmp" "$def" > "$out/apptainer-build.log" 2>&1 \
+        || { tail -5 "$out/apptainer-build.log"; rm -f "$sif.tmp"; fail "$def: apptainer build failed (bootstrap docker-daemon:$image)"; }
+    mv -f "$sif.tmp" "$sif"
+    "$app" test "${opts[@]}" "$sif" > "$out/apptainer-test.log" 2>&1 \
+        || { tail -5 "$out/apptainer-test.log"; rm -f "$sif"; fail "$sif: the image's %test failed (log $out/apptainer-test.log)"; }
+    echo "$image_id" > "$sif.image-id"
+fi
 t1=$(date +%s)
 size=$(stat -c %s "$sif")
 sha=$(sha256sum "$sif" | cut -d' ' -f1)
 log "built $sif in $((t1 - t0)) s: $((size / 1000000)) MB, sha256 $sha"
+[ "$steps" = build ] && exit 0
 
 # --- 3. the smoke set inside the SIF ---------------------------------------------------------------------
 rundir=$out/apptainer-smoke

@@ -16,6 +16,9 @@
 # CI_BUILD_STEPS=default-caps (make test-containers-default-caps): steps 1-4 up to the image (a cache hit
 # after make test-containers), its `build` stage tagged too, then only containers/default-caps-run.sh:
 # `make run` from this checkout in a default-capability container of that stage, deciding single-copy itself.
+# CI_BUILD_STEPS=images (make containers-images): steps 1-4 up to the image, its `build` stage, and the
+# Apptainer SIF derived from it (containers/apptainer-ci.sh build), running nothing: the builds that a later
+# run of the other steps finds done (Docker's layer cache; the SIF kept while the image id is the same).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -25,10 +28,10 @@ image=${YEEBENCH_IMAGE:-yeebench:latest}
 py=${PY:-$repo/.venv/bin/python}
 log() { echo "ci-build: $*"; }
 steps=${CI_BUILD_STEPS:-all}
-case $steps in all|default-caps) ;; *) log "error: CI_BUILD_STEPS=$steps: expected all or default-caps"; exit 2 ;; esac
+case $steps in all|default-caps|images) ;; *) log "error: CI_BUILD_STEPS=$steps: expected all, default-caps or images"; exit 2 ;; esac
 state=          # this run's state directory, once made
 sif_skipped=$out/yeebench.sif.skipped   # why no SIF was built, for the stages that would run it
-[ "$steps" = all ] || sif_skipped=$out/default-caps.skipped     # only the full run speaks for the SIF
+[ "$steps" = default-caps ] && sif_skipped=$out/default-caps.skipped     # only the SIF's builders speak for it
 # (best effort: a user who may not write build/ still gets the skip and its reason)
 skip() { log "SKIPPED: $*"; { mkdir -p "$out" && echo "$*" > "$sif_skipped"; } 2> /dev/null || true; exit 0; }
 rm -f "$sif_skipped" 2> /dev/null || true
@@ -111,7 +114,7 @@ t0=$(date +%s)
 osu_tarball=${OSU_TARBALL:-$(bash containers/lab-file.sh mirror/osu-micro-benchmarks/osu-micro-benchmarks-7.4.tar.gz || true)}
 log "OSU Micro-Benchmarks in the image: ${osu_tarball:-none (no OSU_TARBALL, no lab)}"
 build_stage=
-[ "$steps" = default-caps ] && build_stage=${YEEBENCH_BUILD_IMAGE:-yeebench-build:latest}
+[ "$steps" = all ] || build_stage=${YEEBENCH_BUILD_IMAGE:-yeebench-build:latest}
 ENGINE=docker PY="$py" OUT="$out" JOBS="${JOBS:-2}" YEE_MARCH="${YEE_MARCH:-native}" OSU_TARBALL="$osu_tarball" \
     BUILD_STAGE_IMAGE="$build_stage" bash containers/build-image.sh "$image"
 t1=$(date +%s)
@@ -122,6 +125,21 @@ log "built $image in $((t1 - t0)) s, $((size / 1000000)) MB"
 # The runtime image must not carry compilers.
 if docker run --rm --network none --entrypoint /bin/sh "$image" -c 'command -v gcc || command -v cc || command -v c++ || command -v gfortran'; then
     log "error: the runtime image contains a compiler"; exit 1
+fi
+
+if [ "$steps" = images ]; then
+    t_sif=$(date +%s)
+    rc=0
+    [ "${YEEBENCH_APPTAINER:-1}" = 1 ] && { IMAGE="$image" OUT="$out" PY="$py" APPTAINER_CI_STEPS=build \
+        bash containers/apptainer-ci.sh || rc=$?; }
+    case $rc in
+        0) ;;
+        3) log "Apptainer SIF not built (see above)"; echo "no apptainer (containers/apptainer.sh)" > "$sif_skipped" ;;
+        *) log "error: Apptainer SIF build failed"; exit 1 ;;
+    esac
+    t_end=$(date +%s)
+    log "images: ok in $((t_end - t_start)) s (base $((t_base - t_start)) s, build $((t1 - t0)) s, SIF $((t_end - t_sif)) s)"
+    exit 0
 fi
 
 if [ "$steps" = default-caps ]; then

@@ -3,6 +3,7 @@
 # check, the Apptainer SIF built from that image with its smoke set and hybrid-MPI comparison, Charliecloud
 # run). The base tarball and Docker's layer store are cached in $(YEEBENCH_CACHE) (outside the repository).
 #   make test-containers            Docker image + Apptainer SIF (apptainer: PATH, else the lab's in build/)
+#   make containers-images          only the builds of test-containers (image, build stage, SIF)
 #   make test-containers-vcluster   the SIF across two virtual-cluster nodes (srun --mpi=pmix and mpirun)
 #   make test-containers-default-caps  `make run` from this checkout (mounted read-only, run on a copy) in a
 #                                   default-capability container (no --cap-add) of the image's build stage,
@@ -12,11 +13,18 @@ YEEBENCH_CACHE ?= /var/cache/yeebench
 # Apptainer's runtime needs (the lab's relocatable build, or a site's package).
 DEB_TEST += squashfs-tools squashfuse fuse2fs fuse-overlayfs fuse3 uidmap libseccomp2 libsubid4 libcap-ng0
 
-# test-containers-default-caps after test-containers: its image build is then a cache hit
+# make test builds the images first (containers-images) beside the quiet stages; the later stages find the
+# Docker image in the layer cache and use the SIF built from it. default-caps runs beside them too: its
+# single-copy decision and sanity must hold on a busy machine.
 TEST_TARGETS += test-containers test-containers-default-caps test-containers-vcluster
+TEST_BACKGROUND += containers-images test-containers-default-caps
 PYTEST_PATHS += spack/tests containers/tests
 
-.PHONY: test-containers test-containers-default-caps test-containers-vcluster
+.PHONY: test-containers test-containers-default-caps test-containers-vcluster containers-images
+
+# The Docker image, its build stage and the Apptainer SIF derived from it, running nothing.
+containers-images: venv
+	CI_BUILD_STEPS=images YEEBENCH_CACHE=$(YEEBENCH_CACHE) PY=$(PY) JOBS=2 bash containers/ci-build.sh
 
 test-containers: venv build
 	YEEBENCH_CACHE=$(YEEBENCH_CACHE) YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) JOBS=2 bash containers/ci-build.sh

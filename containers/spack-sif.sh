@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Spack-built Apptainer image from containers/yeebench-spack.def (generated from spack.yaml)
 # and runs it for real, offline but for the Debian mirror:
-#   containers/spack-sif.sh [--cold]
+#   containers/spack-sif.sh [--cold] [--build-only]
 #   1. the Debian 12 minbase root filesystem (containers/base-tarball.sh, cached), unpacked for the build;
 #   2. hand-ins: Spack and its package release (spack/find-spack.sh: yours, else the lab's), the lab's
 #      source mirror, wheels of the yeebench package, ReFrame and clingo (pip, on this host), and, unless
@@ -12,18 +12,24 @@
 #   6. build/containers/spack-sif/ci-apptainer-spack.json: size, sha256, baked spack.lock sha256, timings,
 #      smoke result, ratios.
 # --cold: no build cache and no spack.lock (Spack concretises and builds in the image, as a user would).
+# --build-only: steps 1-3, then stop. The SIF records what it was built from (SIF.inputs: spack.lock, the .def
+# and the checkout's files); a later run whose inputs are the same uses it rather than building it again.
 # Skips (exit 0, reason printed) without apptainer, without Spack, or where --fakeroot cannot be set up.
 # Environment: OUT (build/containers/spack-sif), PY (.venv/bin/python), YEEBENCH_CACHE, YEEBENCH_LAB,
 # YEEBENCH_PREFIX (the host build the comparison runs natively).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
-case "${1:-}" in
-    -h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    --cold) cold=1 ;;
-    '') cold=0 ;;
-    *) echo "spack-sif: unknown argument $1 (see --help)" >&2; exit 2 ;;
-esac
+cold=0
+build_only=0
+for arg in "$@"; do
+    case "$arg" in
+        -h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        --cold) cold=1 ;;
+        --build-only) build_only=1 ;;
+        *) echo "spack-sif: unknown argument $arg (see --help)" >&2; exit 2 ;;
+    esac
+done
 out=${OUT:-$REPO/build/containers/spack-sif}
 py=${PY:-$REPO/.venv/bin/python}
 VENV=${VENV:-.venv}
@@ -80,10 +86,22 @@ if [ -n "$YEEBENCH_SPACK_MIRROR" ]; then
 fi
 log "$SPACK_ORIGIN${YEEBENCH_SPACK_MIRROR:+; source mirror $YEEBENCH_SPACK_MIRROR (checksums off)}"
 
-# --- 1. base root filesystem -------------------------------------------------------------------------
+# What the image is made of: spack.lock, the recipe and the checkout's files (the yeebench wheel), cold or not.
+# No git checkout: no record, so the image is always built.
+inputs=$({ cat spack.lock "$def" 2> /dev/null; echo "cold=$cold"; git ls-files -s && git diff HEAD; } \
+    | sha256sum | cut -d' ' -f1) && git rev-parse --git-dir > /dev/null 2>&1 || inputs=
 rootfs=$out/base-rootfs
 cleanup() { rm -rf "$rootfs"; }
 trap cleanup EXIT
+reuse=0
+[ -n "$inputs" ] && [ -f "$sif" ] && [ "$(cat "$sif.inputs" 2> /dev/null)" = "$inputs" ] && reuse=1
+t_base=$t_start; t_handin=$t_start; t_build=$t_start
+if [ "$reuse" = 1 ]; then
+    log "$sif was built from this spack.lock, recipe and checkout: using it"
+else    # steps 1-3, left unindented: they are the script's main line
+rm -f "$sif.inputs"
+
+# --- 1. base root filesystem -------------------------------------------------------------------------
 base_tar=$(bash containers/base-tarball.sh "$out/debootstrap.log") || exit 1   # it names the file and the step
 tar -tf "$base_tar" ./etc/debian_version > /dev/null 2>&1 || fail "$base_tar: not a root-filesystem tarball (no ./etc/debian_version); remove it to have it made again"
 rm -rf "$rootfs" && mkdir -p "$rootfs"
@@ -125,14 +143,17 @@ log "apptainer build ${options[*]} $sif $def (log: $out/apptainer-build.log)"
 SIF_BUILD_NEED_MIB=${SIF_BUILD_NEED_MIB:-4096} \
     bash containers/sif-build.sh "$app" "$def" "$sif" "$out/apptainer-build.log" "${options[@]}" || exit 1   # one line
 t_build=$(date +%s)
+fi
 "$app" test "${exec_opts[@]}" "$sif" > "$out/apptainer-test.log" 2>&1 \
-    || { tail -5 "$out/apptainer-test.log"; fail "$sif: the image's %test failed (log: $out/apptainer-test.log)"; }
+    || { tail -5 "$out/apptainer-test.log"; rm -f "$sif.inputs"; fail "$sif: the image's %test failed (log: $out/apptainer-test.log)"; }
 size=$(stat -c %s "$sif")
 sha=$(sha256sum "$sif" | cut -d' ' -f1)
 lock_sha=$("$app" exec "${exec_opts[@]}" "$sif" sha256sum /opt/spack-environment/spack.lock | cut -d' ' -f1) \
     || fail "$sif: no /opt/spack-environment/spack.lock in the image (step: reading the baked spack.lock)"
 t_test=$(date +%s)
 log "built $sif in $((t_build - t_handin)) s: $((size / 1000000)) MB, sha256 $sha, spack.lock sha256 $lock_sha"
+[ -n "$inputs" ] && echo "$inputs" > "$sif.inputs"
+[ "$build_only" = 1 ] && { log "built (--build-only) in $((t_test - t_start)) s"; exit 0; }
 
 # --- 4. the smoke set inside the SIF, on the image's Spack view -------------------------------------------
 rundir=$out/smoke

@@ -3,6 +3,7 @@ MICROBENCH_BUILD := $(BUILD)/microbench
 
 BUILD_TARGETS += build-microbench
 TEST_TARGETS  += test-microbench
+TEST_QUIET    += test-microbench
 
 .PHONY: build-microbench test-microbench
 

@@ -9,6 +9,7 @@ RFM_OLDEST ?= 4.9.0
 PACKAGE_EXPECT_EQUAL ?= 1
 
 TEST_TARGETS += test-package
+TEST_QUIET   += test-package
 
 .PHONY: test-package
 

@@ -28,8 +28,9 @@ test-suite: venv
 #                         warnings as errors, on `local` (all cases) and on the Slurm template
 #                         `generic-slurm` with a launch host PATH holding nothing (no MPI, OSU, NetPIPE;
 #                         --flex-alloc-nodes=2: the acceptance checks' "all nodes" would ask scontrol)
-LINT_PATHS := reframe results containers spack
+LINT_PATHS := reframe results containers spack .ci
 TEST_TARGETS += lint test-dry-run
+TEST_QUIET   += lint test-dry-run
 
 .PHONY: lint test-dry-run
 

@@ -7,6 +7,7 @@ SOLVER_SAN   := $(BUILD)/solver-sanitize
 
 BUILD_TARGETS += build-solver
 TEST_TARGETS  += test-solver
+TEST_QUIET    += test-solver
 
 .PHONY: build-solver test-solver test-solver-release test-solver-sanitize bench-solver
 
@@ -48,6 +49,7 @@ SOLVER_OTHER_BACKENDS := $(filter-out cpu,$(SOLVER_BACKENDS))
 
 define solver_backend_rules
 TEST_TARGETS += test-solver-$(1)-build
+TEST_QUIET   += test-solver-$(1)-build
 .PHONY: build-solver-$(1) test-solver-$(1)-build test-solver-$(1)-run
 
 build-solver-$(1):

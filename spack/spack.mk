@@ -7,6 +7,8 @@
 SPACK_STATE := $(abspath $(BUILD)/spack)
 
 TEST_TARGETS += test-spack
+# Builds and installs with Spack's own tests: nothing it judges depends on timing (beside other stages in make test)
+TEST_BACKGROUND += test-spack
 
 .PHONY: test-spack clean-spack
 
