@@ -64,6 +64,13 @@ def test_shipped_reference_files_are_valid():
                 assert all(isinstance(v, list) and len(v) == 4 for v in values.values()), path
 
 
+def test_local_references_bound_nothing_a_busy_machine_can_move():
+    # `local` is any machine under any load: only sign bounds (a rate or an efficiency is never negative)
+    for pattern, values in references.load('local', references.DEFAULT_DIR)['partitions']['*'].items():
+        for var, (value, lower, upper, _) in values.items():
+            assert upper is None and lower is not None and value * (1 + lower) <= 0, (pattern, var)
+
+
 def make_exe(path):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text('#!/bin/sh\n')
