@@ -10,11 +10,14 @@ with its reason), the acceptance sign-off, plausibility warnings, one figure per
 import base64
 import datetime
 import fnmatch
+import re
 import tempfile
+import unicodedata
 from collections import OrderedDict
 from pathlib import Path
 
 import jinja2
+import markupsafe
 import PIL.Image
 
 from yeebench import metrics
@@ -31,12 +34,55 @@ KEY_METRICS = ("mcells_per_s", "latency_1B", "peak_bw", "bandwidth_peak", "triad
                "io_seconds_per_step", "parallel_efficiency")
 # worst first: the summary shows a check's worst verdict
 VERDICT_ORDER = ("regressed", "missing", "insufficient", "changed", "improved", "unchanged")
+# A run's text (a parameter set, a host, a path, a check's name) may hold a token wider than the page.
+# One longer than this gets a line-break opportunity after each separator and at each lower-to-upper
+# case step, and at least every LONG_TOKEN characters; a shorter one (a word, a number, every check
+# name of the suite) never breaks.
+LONG_TOKEN = 24
+_BREAK_AFTER = ",;/\\_:|&?"
+_BREAK_AFTER_BEFORE_LETTER = ".-"  # not inside a number: 1.0, node-01
+
+
+def _joins(before, char):
+    """Whether `char` belongs to the character before it (an accent, a variation selector, what a
+    zero-width joiner joins): a break there would split one letter or symbol."""
+    return unicodedata.category(char) in ("Mn", "Mc", "Me") or "\u200d" in (before, char)
+
+
+def _pieces(token):
+    """The token cut where a line may break (see LONG_TOKEN); joined again they are the token."""
+    if len(token) <= LONG_TOKEN:
+        return [token]
+    pieces, start = [], 0
+    for i in range(1, len(token)):
+        before, char = token[i - 1], token[i]
+        if _joins(before, char):
+            continue
+        natural = before in _BREAK_AFTER or (before in _BREAK_AFTER_BEFORE_LETTER and not char.isdigit()) \
+            or (before.islower() and char.isupper())
+        if natural or i - start >= LONG_TOKEN:
+            pieces.append(token[start:i])
+            start = i
+    return pieces + [token[start:]]
+
+
+def breakable(value):
+    """The value as escaped HTML with <wbr> inside its long tokens, so that it wraps within the page
+    where a reader would break it (after a comma, a slash, between name parts) and the copied text
+    stays whole. Every text of the run the template shows goes through this filter."""
+    parts = []
+    for i, chunk in enumerate(re.split(r"(\s+)", str(value))):
+        parts.append(markupsafe.escape(chunk) if i % 2 else
+                     markupsafe.Markup("<wbr>").join(markupsafe.escape(p) for p in _pieces(chunk)))
+    return markupsafe.Markup("").join(parts)
 
 
 def _environment():
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                              autoescape=jinja2.select_autoescape(["html", "j2"]),
-                              undefined=jinja2.StrictUndefined, trim_blocks=False)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             undefined=jinja2.StrictUndefined, trim_blocks=False)
+    env.filters["breakable"] = breakable
+    return env
 
 
 def _fmt(value):
