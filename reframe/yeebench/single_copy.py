@@ -9,6 +9,9 @@ with CMA forced on, and reads its output for MPI error lines. The job then runs 
 (`cma`) or off (`none`: vader copies through shared memory, UCX drops its cma transport) and writes
 its decision with the reason to DECISION_FILE; the check records it as the `single_copy` parameter,
 so figures measured with and without single-copy stay apart.
+The probe's output (a refused run prints an error line per message, and cuts its own progress lines)
+goes to PROBE_OUTPUT only; `measured_run_marker` then marks, on stdout and stderr, where the measured
+program starts, and the parsers read only what follows (yeebench.parsers.measured_run).
 """
 import ctypes
 import os
@@ -16,6 +19,8 @@ import re
 import shlex
 import subprocess
 import sys
+
+from yeebench.parsers.measured_run import MARKER
 
 DECISION_FILE = 'single-copy.txt'
 PROBE_OUTPUT = 'single-copy-probe.out'
@@ -63,7 +68,7 @@ def probe_commands(launch_prefix, probe_argv, transport=None):
     program = ' '.join(shlex.quote(str(a)) for a in probe_argv)
     return [
         f'OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=cma '
-        f'{launch_prefix} {program} > {PROBE_OUTPUT} 2>&1; yb_probe_rc=$?',
+        f'{launch_prefix} {program} < /dev/null > {PROBE_OUTPUT} 2>&1; yb_probe_rc=$?',
         f'yb_probe_err=$(grep -m1 -E {pattern} {PROBE_OUTPUT})',
         f'if [ "$yb_probe_rc" = 0 ] && [ -z "$yb_probe_err" ]; then {_ON[transport]}; '
         f'echo "single-copy: cma (probe: 2 ranks, {PROBE_BYTES} B over vader with CMA, no MPI error)" '
@@ -72,6 +77,13 @@ def probe_commands(launch_prefix, probe_argv, transport=None):
         f'echo "single-copy: none (probe refused: ${{yb_probe_err:-exit $yb_probe_rc: '
         f'$(tail -n 1 {PROBE_OUTPUT})}})" > {DECISION_FILE}; fi',
     ]
+
+
+def measured_run_marker():
+    """The shell line that prints the measured-run marker on stdout and on stderr, each on a line of its
+    own (the newline before it ends any line left unfinished): the job's last line before its program."""
+    marker = shlex.quote(MARKER)
+    return f"printf '\\n%s\\n' {marker}; printf '\\n%s\\n' {marker} >&2"
 
 
 def decision(stagedir):

@@ -2,7 +2,8 @@
 
 Mixed into checks whose ranks share a node (point-to-point intra-node, collectives): the check
 says which program sends the probe's message (`single_copy_probe_argv`) and which transport it
-selected (`single_copy_transport`); the mixin puts the probe first in the job, reads the decision
+selected (`single_copy_transport`); the mixin puts the probe first in the job and the measured-run
+marker last before the program (the parsers read the program's output after it), reads the decision
 back into the loggable `single_copy` (a row parameter of every figure) and logs it with its reason.
 """
 
@@ -43,7 +44,7 @@ class SingleCopyDecided(rfm.RegressionTestPlugin):
             return
         prefix = self.launch_prefix(2, launch.pair_options(launch.partition_launcher(self), False))
         self.prerun_cmds = (single_copy.probe_commands(prefix, self.single_copy_probe_argv(), transport)
-                            + list(self.prerun_cmds))
+                            + list(self.prerun_cmds) + [single_copy.measured_run_marker()])
         keep_output_files(self, single_copy.DECISION_FILE, single_copy.PROBE_OUTPUT)
 
     @run_before('sanity')

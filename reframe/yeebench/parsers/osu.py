@@ -14,11 +14,15 @@ Layouts seen (captured from real builds in tests/data/osu-*):
   -d cuda           title 'OSU MPI-CUDA ...', '# Rank 0 Memory on DEVICE (D) and Rank 1 Memory on ...'
 Column names are normalised (see COLUMN_NAMES); unknown ones become snake_case.
 `parse_all` returns one table per block; `parse` returns the only one (or the one of `datatype`).
+Only the text after the job's measured-run marker is read (yeebench.parsers.measured_run: a probe
+run before it is not the benchmark's), and a line that is not a whole row (other output between
+the rows, a row cut short) is not one.
 """
 import re
 from dataclasses import dataclass, field
 
 from yeebench.parsers import ParseError
+from yeebench.parsers.measured_run import after_marker
 
 COLUMN_NAMES = {
     'latency (us)': 'latency_us',      # 5.x/6.x pt2pt: an average over iterations
@@ -89,7 +93,7 @@ def parse_all(text):
     tables, current = [], None
     title = version = buffers = ''
     pending_datatype = ''
-    for raw in text.splitlines():
+    for raw in after_marker(text).splitlines():
         line = raw.strip()
         if not line:
             continue
@@ -135,8 +139,13 @@ def _row(line, table):
         if _number(fields[0]) is fields[0]:
             return None
         row, values, names = {'size': 0}, fields, table.columns
+    if len(values) < len(names):
+        return None   # cut short
     for i, token in enumerate(values):
-        row[names[i] if i < len(names) else f'col{i + 1}'] = _number(token)
+        name = names[i] if i < len(names) else f'col{i + 1}'
+        row[name] = _number(token)
+        if i < len(names) and name != 'validation' and isinstance(row[name], str):
+            return None   # words where the header has a number: other output, not a row
     return row
 
 
