@@ -76,3 +76,28 @@ def test_readme_benchmark_slows_yee_by_a_build_option_that_leaves_the_fields_alo
     assert "injected_slowdown_percent" not in reports["normal"]["build"]     # a normal build says nothing
     assert reports["slowed"]["checksum"] == reports["normal"]["checksum"]
     assert (slowed / "bin" / "numa-bw").resolve() == (prefix / "bin" / "numa-bw").resolve()
+
+
+def _false_alarm():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("false_alarm", GATE / "false_alarm.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _result(metric, verdict, change):
+    return {"check": "GateSolverRun", "parameters": "nx=32", "metric": metric, "verdict": verdict, "change": change}
+
+
+def test_a_false_alarm_is_noise_only_where_a_third_run_of_the_same_code_agrees():
+    fa = _false_alarm()
+    slow = fa.flagged([_result("loop_time_s", "regressed", 0.056), _result("cpu_time_s", "unchanged", 0.01),
+                       _result("mcells_per_s", "missing", None)])
+    assert slow == {"GateSolverRun nx=32 loop_time_s": 0.056}
+    assert fa.judge({}, slow, slow)[0] == "pass"                  # A vs B decides when it flags nothing
+    outcome, reason = fa.judge(slow, {}, slow)                     # B was the disturbed run
+    assert outcome == "noise" and "A vs C agree" in reason and "+5.6%" in reason
+    assert fa.judge(slow, slow, {})[0] == "noise"                  # the load changed after A
+    outcome, reason = fa.judge(slow, slow, {"GateSolverRun nx=32 loop_time_s": -0.07})
+    assert outcome == "fail" and "every pair" in reason            # equal code called different everywhere
