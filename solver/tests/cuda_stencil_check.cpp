@@ -2,9 +2,11 @@
 // bodies of src/backends/cuda/stencil.hpp over every (block, thread) of the launch plan
 // kernels.cpp uses, on the CUDA layout (padded rows, shifted base, NaN in the padding),
 // and compares with the CPU backend (linked in) bitwise: split H and E updates with the
-// energy sums, the fused part 1 / part 2 split with deferred faces, PEC walls at global
-// index 0, checksum and div E, halo face pack/unpack offsets; and that launch plans cover every cell once,
-// also when the j extent needs more than 65535 blocks. Exit 0 when everything matches, 1 with the first differences otherwise.
+// energy sums, the fused kernel's block program (cuda_fused_emulator.hpp: tiles of several
+// heights, copies landing early or late, threads in either order) with part 2 on the
+// deferred faces, PEC walls at global index 0, checksum and div E, halo face pack/unpack
+// offsets; and that launch plans cover every cell once, also when the j extent needs more
+// than 65535 blocks. Exit 0 when everything matches, 1 with the first differences otherwise.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,7 +14,9 @@
 #include <random>
 #include <vector>
 
+#include "backends/cuda/fused_block.hpp"
 #include "backends/cuda/stencil.hpp"
+#include "cuda_fused_emulator.hpp"
 #include "kernel_contract.hpp"
 
 namespace {
@@ -34,11 +38,13 @@ std::uint64_t bits(T v) {
   return u;
 }
 
-// Fields in the CUDA layout, in host memory.
+// Fields in the CUDA layout, in host memory: two copies, as the backend allocates them
+// (the fused kernel reads `cur` and writes the other), 256-byte aligned like cudaMalloc.
 template <typename T>
 struct Emulated {
-  Fields<T> f;
-  std::vector<T> store[6];
+  Fields<T> f;  // comp: the current copy
+  T* base[2][6] = {};
+  int cur = 0;
   explicit Emulated(const Fields<T>& like) {
     f = like;
     f.origin = 0;  // the CUDA layout: (0,0,0) at the shifted base (the CPU's rows start elsewhere)
@@ -46,23 +52,57 @@ struct Emulated {
     f.sy = cuda::padded_row<T>(f.n[2]);
     f.sx = f.sy * (f.n[1] + 2);
     f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2);
-    T nan;
-    std::memset(&nan, 0xff, sizeof nan);
+    const std::size_t bytes = ((f.count + std::size_t(A)) * sizeof(T) + 255) / 256 * 256;
+    for (auto& set : base)
+      for (auto& p : set) {
+        p = static_cast<T*>(std::aligned_alloc(256, bytes));
+        std::memset(p, 0xff, bytes);  // NaN
+      }
+    point();
+  }
+  ~Emulated() {
+    for (auto& set : base)
+      for (T* p : set) std::free(p);
+  }
+  Emulated(const Emulated&) = delete;
+  Emulated& operator=(const Emulated&) = delete;
+  T* comp(int set, int c) const { return base[set][c] + (cuda::align_elems<T>() - 1); }
+  void point() {
+    for (int c = 0; c < 6; ++c) f.comp[c] = comp(cur, c);
+  }
+  Fields<T> other() const {
+    Fields<T> o = f;
+    for (int c = 0; c < 6; ++c) o.comp[c] = comp(1 - cur, c);
+    return o;
+  }
+  // Why reading `bytes` at p is wrong (not in a component of copy `set`, or in its row
+  // padding), or nullptr.
+  const char* bad_read(int set, const void* p, int bytes) const {
     for (int c = 0; c < 6; ++c) {
-      store[c].assign(f.count + std::size_t(A), nan);
-      f.comp[c] = store[c].data() + (A - 1);
+      const T* x = static_cast<const T*>(p);
+      const T* a = comp(set, c);
+      if (x < a - (cuda::align_elems<T>() - 1) || x > a + f.count) continue;
+      for (long e = 0; e < bytes / long(sizeof(T)); ++e) {
+        const long off = long(x - a) + e;
+        if (off < 0 || off >= long(f.count)) return "read outside the field array";
+        if (off % f.sy >= f.n[2] + 2) return "read in the row padding";
+      }
+      return nullptr;
     }
+    return "read outside the source copy of the fields";
   }
   // Padding (k >= n2+2 in every row, and the slack before the base) must still be NaN.
   bool padding_intact() const {
     constexpr long A = cuda::align_elems<T>();
-    for (int c = 0; c < 6; ++c) {
-      for (long q = 0; q < A - 1; ++q)
-        if (!std::isnan(store[c][std::size_t(q)])) return false;
-      for (long r = 0; r < (f.n[0] + 2) * (f.n[1] + 2); ++r)
-        for (long k = f.n[2] + 2; k < f.sy; ++k)
-          if (!std::isnan(f.comp[c][r * f.sy + k])) return false;
-    }
+    for (auto& set : base)
+      for (T* b : set) {
+        for (long q = 0; q < A - 1; ++q)
+          if (!std::isnan(b[q])) return false;
+        const T* a = b + (A - 1);
+        for (long r = 0; r < (f.n[0] + 2) * (f.n[1] + 2); ++r)
+          for (long k = f.n[2] + 2; k < f.sy; ++k)
+            if (!std::isnan(a[r * f.sy + k])) return false;
+      }
     return true;
   }
 };
@@ -118,12 +158,35 @@ bool same_fields(const Fields<T>& a, const Emulated<T>& g, const char* label) {
   return diffs == 0;
 }
 
+// The fused kernel's part 1 as kernels.cpp launches it (sm SMs with a few blocks each, so
+// the plan cuts i into chunks), from the current copy into the other, whose owned cells
+// start as NaN (a cell the sweep misses stays NaN); then the other copy is the current one.
 template <typename T>
-void case_run(const char* name, const long n[3], const long goff[3], const bool defer[3], int sm, int steps) {
+void fused_emulated(Emulated<T>& g, T c, long rows, int sm, bool late_backward, const char* label) {
+  Fields<T> next = g.other();
+  for (int q = 0; q < 6; ++q)
+    for (long i = 1; i <= g.f.n[0]; ++i)
+      for (long j = 1; j <= g.f.n[1]; ++j)
+        for (long k = 1; k <= g.f.n[2]; ++k) std::memset(&next.comp[q][next.at(i, j, k)], 0xff, sizeof(T));
+  const cuda::FusedSplit split = cuda::fused_split(g.f);
+  const cuda::FusedPlan plan = cuda::plan_fused(split.owned, rows, sm, sm == 1 ? 1 : 3);
+  const cuda::FusedArgs<T> a{cuda::dev(g.f), cuda::dev(next), split.owned, split.core, rows, plan.tiles_j, plan.span, c};
+  const int cur = g.cur;
+  const long bad = emu::run_fused<T>(a, plan, late_backward, late_backward,
+                                     [&](const void* p, int bytes) { return g.bad_read(cur, p, bytes); });
+  expect(bad == 0, "the fused kernel's copies read or write where they must not", label);
+  expect(plan.gy <= 65535 && plan.gz <= 65535 && plan.span >= 1, "fused grid out of CUDA's limits", label);
+  g.cur = 1 - g.cur;
+  g.point();
+}
+
+template <typename T>
+void case_run(const char* name, const long n[3], const long goff[3], const bool defer[3], int sm, int steps,
+              long rows) {
   char label[160];
-  std::snprintf(label, sizeof label, "%s %s n=%ldx%ldx%ld goff=%ld,%ld,%ld defer=%d%d%d sm=%d", name,
+  std::snprintf(label, sizeof label, "%s %s n=%ldx%ldx%ld goff=%ld,%ld,%ld defer=%d%d%d sm=%d tile=%ld", name,
                 sizeof(T) == 4 ? "f32" : "f64", n[0], n[1], n[2], goff[0], goff[1], goff[2], defer[0], defer[1],
-                defer[2], sm);
+                defer[2], sm, rows);
   const int failures_before = g_failures;
   Fields<T> cpu;
   for (int a = 0; a < 3; ++a) {
@@ -143,7 +206,7 @@ void case_run(const char* name, const long n[3], const long goff[3], const bool 
         for (long k = 0; k < n[2] + 2; ++k) {
           const T v = T(u(rng));
           cpu.comp[c][cpu.at(i, j, k)] = v;
-          gpu.f.comp[c][gpu.f.at(i, j, k)] = v;
+          for (int set = 0; set < 2; ++set) gpu.comp(set, c)[gpu.f.at(i, j, k)] = v;
         }
   const T c = T(0.57);
   const Box owned{{1, 1, 1}, {n[0] + 1, n[1] + 1, n[2] + 1}};
@@ -157,16 +220,23 @@ void case_run(const char* name, const long n[3], const long goff[3], const bool 
     kernels::update_e(cpu, owned, c);
     emu_e(gpu, owned, c, sm);
     expect(same_fields(cpu, gpu, label), "E update (split) differs", label);
-    // Fused pair: part 1, then (after the halo) part 2.
+    // Fused pair: part 1, then (after the halo) part 2; the GPU's part 1 in two host runs
+    // (copies early and threads forward; copies late and threads backward), each from
+    // the same current copy into the other with its owned cells poisoned.
     kernels::fused_part1(cpu, c);
-    const cuda::FusedSplit fs = cuda::fused_split(gpu.f);
-    emu_h(gpu, fs.owned, c, sm, nullptr);
-    emu_e(gpu, fs.core, c, sm);
-    // (No comparison here: the CPU's part 1 also defers E on its threads' first rows.)
     kernels::fused_part2(cpu, c);
-    for (int a = 0; a < 3; ++a)
-      if (fs.has_slab[a]) emu_e(gpu, fs.slab[a], c, sm);
-    expect(same_fields(cpu, gpu, label), "fused part 1 + part 2 differ", label);
+    for (int mode = 0; mode < 2; ++mode) {
+      fused_emulated(gpu, c, rows, sm, mode == 1, label);
+      const cuda::FusedSplit fs = cuda::fused_split(gpu.f);
+      for (int a = 0; a < 3; ++a)
+        if (fs.has_slab[a]) emu_e(gpu, fs.slab[a], c, sm);
+      expect(same_fields(cpu, gpu, label), mode ? "fused (copies late, threads backward) differs"
+                                                : "fused (copies early, threads forward) differs", label);
+      if (mode == 0) {  // back to the copy the sweep read, for the second run
+        gpu.cur = 1 - gpu.cur;
+        gpu.point();
+      }
+    }
   }
   // Checksum and div E: the threads' shares combined as the kernels combine them (sum
   // with wrap-around, max), against the CPU backend's.
@@ -232,29 +302,73 @@ void plan_coverage(const long n[3], int sm) {
               p.span);
 }
 
+// The fused kernel's plan: its tiles (32 k x rows j x a chunk of planes, the grid's y
+// striding over the j tiles) cover every owned cell exactly once.
+void fused_plan_coverage(const long n[3], long rows, int sm, int per_sm) {
+  const Box b{{1, 1, 1}, {n[0] + 1, n[1] + 1, n[2] + 1}};
+  const cuda::FusedPlan p = cuda::plan_fused(b, rows, sm, per_sm);
+  cuda::FusedArgs<float> a{};
+  a.owned = b;
+  a.rows = rows;
+  a.tiles_j = p.tiles_j;
+  a.span = p.span;
+  std::vector<unsigned char> seen(std::size_t(n[0] * n[1] * n[2]), 0);
+  for (long bz = 0; bz < p.gz; ++bz)
+    for (long by = 0; by < p.gy; ++by)
+      for (long bx = 0; bx < p.gx; ++bx)
+        for (long tj = by; tj < p.tiles_j; tj += p.gy) {
+          const cuda::FusedTile t = cuda::fused_tile(a, bx, tj, bz);
+          for (long i = t.i0; i < t.i1; ++i)
+            for (long j = t.j0; j < std::min(t.j0 + rows, b.hi[1]); ++j)
+              for (long k = t.k0; k < std::min(t.k0 + cuda::kBlockK, b.hi[2]); ++k)
+                ++seen[std::size_t(((i - 1) * n[1] + (j - 1)) * n[2] + (k - 1))];
+        }
+  long bad = 0;
+  for (unsigned char s : seen) bad += s != 1;
+  char label[128];
+  std::snprintf(label, sizeof label, "fused plan n=%ldx%ldx%ld tile=%ld sm=%d blocks/SM=%d", n[0], n[1], n[2], rows,
+                sm, per_sm);
+  expect(bad == 0, "cells not covered exactly once", label);
+  expect(p.gy <= 65535 && p.gz <= 65535 && p.span >= 1 && (p.gz - 1) * p.span < n[0],
+         "grid out of CUDA's limits or an empty chunk", label);
+  std::printf("%s  %s: grid %ldx%ldx%ld, %ld planes per chunk\n", bad ? "FAIL" : "ok  ", label, p.gx, p.gy, p.gz,
+              p.span);
+}
+
 }  // namespace
 
 int main() {
   const long odd[3] = {9, 7, 37}, flat[3] = {3, 70, 2}, cube[3] = {16, 16, 16}, one[3] = {1, 1, 1};
   const long wall[3] = {0, 0, 0}, inner[3] = {5, 3, 11}, mixed[3] = {0, 4, 0};
   const bool none[3] = {false, false, false}, all[3] = {true, true, true}, some[3] = {false, true, true};
+  // Tiles of 8, 16 and 24 rows; one SM with one block (whole planes per chunk) or 132 SMs
+  // with three blocks each (the plan cuts i into short chunks).
   for (int sm : {1, 132}) {
-    case_run<float>("split+fused", odd, wall, none, sm, 3);
-    case_run<double>("split+fused", odd, inner, all, sm, 3);
-    case_run<float>("split+fused", flat, mixed, some, sm, 2);
-    case_run<double>("split+fused", cube, wall, some, sm, 2);
-    case_run<float>("split+fused", one, inner, all, sm, 2);
+    case_run<float>("split+fused", odd, wall, none, sm, 3, 8);
+    case_run<double>("split+fused", odd, inner, all, sm, 3, 16);
+    case_run<float>("split+fused", flat, mixed, some, sm, 2, 24);
+    case_run<double>("split+fused", cube, wall, some, sm, 2, 8);
+    case_run<float>("split+fused", one, inner, all, sm, 2, 16);
   }
-  // Few SMs for the grid: each thread marches through several i planes (the last chunk
-  // shorter), so the register reuse along i is exercised.
-  const long deep[3] = {40, 24, 64};
-  case_run<float>("marching", deep, inner, some, 1, 2);
-  case_run<double>("marching", deep, wall, none, 1, 2);
+  // Few SMs for the grid: each split-kernel thread marches through several i planes (the
+  // last chunk shorter), so the register reuse along i is exercised; the fused kernel's
+  // tiles stream through long chunks.
+  // (The fused kernel recomputes H on the ghost layers at index 0, which only walls and
+  // deferred faces read: a block off the low wall always has its low face deferred.)
+  const long deep[3] = {40, 24, 64}, jk[3] = {0, 3, 11};
+  case_run<float>("marching", deep, jk, some, 1, 2, 16);
+  case_run<double>("marching", deep, wall, none, 1, 2, 8);
+  case_run<float>("chunked", deep, wall, all, 8, 2, 8);
   // More than 65535 blocks of j rows: the j stride must cover the rest (coverage only:
   // the fields of such a grid in the padded layout would take 1.2 GB).
   const long tall[3] = {1, 65535L * 8 + 13, 1};
   for (const long* n : {odd, flat, cube, deep, tall})
     for (int sm : {1, 8, 132}) plan_coverage(n, sm);
+  const long big[3] = {512, 512, 512};
+  for (const long* n : {odd, flat, cube, deep, tall})
+    for (long rows : {8, 16})
+      for (int sm : {1, 132}) fused_plan_coverage(n, rows, sm, 3);
+  fused_plan_coverage(big, 16, 132, 3);
   if (g_failures) {
     std::printf("%d check(s) failed\n", g_failures);
     return 1;

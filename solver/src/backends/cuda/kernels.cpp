@@ -4,9 +4,10 @@
 //  - Layout: the CPU's (i, j, k) order with k fastest, but each k row is padded to a
 //    multiple of 128 bytes and shifted so that owned k = 1 starts a 128-byte line: a
 //    warp's 32 consecutive k entries are one aligned transaction.
-//  - Updates: separate H and E kernels (18 field words per cell and step). A thread owns
-//    one (j, k) column of a box and marches along i through a chunk of planes, keeping
-//    the plane-(i+1) E values (H kernel) or plane-(i-1) H values (E kernel) in registers.
+//  - Updates: the fused kernel (fused_block.hpp) makes one sweep per step (12 field words
+//    per cell): it reads one copy of the fields and writes the other, then the two swap
+//    (Fields::comp always names the current one). The split kernels (stencil.hpp) update in
+//    place, H then E (18 words); diagnosed steps and the deferred faces use them.
 //  - Arithmetic: the CPU's expressions in the CPU's order, built with --fmad=false, so the
 //    fields are bitwise equal to the CPU backend's (and across GPU decompositions).
 //  - Reductions: energy sums per block, then one block sums the partials in a fixed order
@@ -23,8 +24,10 @@
 #include <vector>
 
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/fused_block.hpp"
 #include "backends/cuda/stencil.hpp"
 #include "kernel_contract.hpp"
+#include "options.hpp"  // UsageError: a tile or grid this GPU cannot run is bad input
 
 namespace yee {
 namespace kernels {
@@ -38,6 +41,8 @@ using cuda::kMinBlocks;
 constexpr int kReduceThreads = 256;
 
 int g_sm_count = 0;  // of the selected device, for the launch geometry
+std::size_t g_smem_optin = 0;  // shared memory one block may have (after cudaFuncSetAttribute)
+std::string g_device_name = "the GPU";
 
 // Test aid: YEE_POISON=1 fills row padding and message buffers with NaN bytes, so a
 // kernel that reads what it should not turns the checksum and energy into NaN.
@@ -117,6 +122,60 @@ __global__ void __launch_bounds__(kBlockK* kBlockJ, kMinBlocks) e_kernel(DevFiel
   cuda::e_thread<T>(f, b, span, c, thread_ids());
 }
 
+// cp.async (sm_80 and newer): global -> shared copies that complete in the background;
+// the fused kernel's Mover (fused_block.hpp). Host stubs only complete the overload set.
+struct AsyncCopy {
+  template <int Bytes>
+  __host__ __device__ void copy(void* dst, const void* src) const {
+#ifdef __CUDA_ARCH__
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    if constexpr (Bytes == 16)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(Bytes) : "memory");
+#else
+    (void)dst, (void)src;
+#endif
+  }
+  __host__ __device__ void commit() const {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+  }
+  __host__ __device__ void wait_all() const {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+  }
+};
+
+// One sweep of H^{n+1/2} and E^{n+1} (src -> dst): the phases of fused_block.hpp with a
+// barrier wherever a phase reads what other threads wrote. The schedule is repeated
+// step by step in tests/cuda_stencil_check.cpp.
+template <typename T>
+__global__ void __launch_bounds__(cuda::kFusedThreads, cuda::fused_min_blocks<T>())
+    fused_kernel(cuda::FusedArgs<T> a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const cuda::FusedShared<T> s = cuda::fused_shared<T>(reinterpret_cast<T*>(smem), a.rows);
+  const int tid = int(threadIdx.x);
+  AsyncCopy mv;
+  for (long tj = blockIdx.y; tj < a.tiles_j; tj += gridDim.y) {
+    const cuda::FusedTile t = cuda::fused_tile(a, long(blockIdx.x), tj, long(blockIdx.z));
+    __syncthreads();  // the previous tile's last reads are done before its buffers refill
+    cuda::fused_copy_first(a, s, t, tid, mv);
+    mv.commit();
+    for (long p = t.i0 - 1; p < t.i1; ++p) {
+      mv.wait_all();
+      __syncthreads();  // E at p, p+1 and H^{n-1/2} at p have landed; plane p-1 is free
+      cuda::fused_copy_next(a, s, t, p, tid, mv);
+      mv.commit();
+      cuda::fused_h_phase(a, s, t, p, tid);
+      __syncthreads();  // H^{n+1/2} of plane p (tile and ring) is complete
+      if (p >= t.i0) cuda::fused_e_phase(a, s, t, p, tid);
+    }
+  }
+}
+
 // One block sums the per-block partials in a fixed order.
 __global__ void sum_partials(const double2* partials, long n, double2* out) {
   __shared__ double s_e[kReduceThreads], s_h[kReduceThreads];
@@ -174,6 +233,62 @@ void launch_e(Fields<T>& f, const Box& box, T c) {
 template <typename T>
 Box owned_box(const Fields<T>& f) {
   return Box{{1, 1, 1}, {f.n[0] + 1, f.n[1] + 1, f.n[2] + 1}};
+}
+
+// The two copies of the fields (comp pointers as allocate() sets them): the fused kernel
+// reads the current one and writes the other, then comp is swapped; release() frees both.
+struct Copies {
+  void* set[2][6];
+};
+std::vector<Copies> g_copies;
+
+template <typename T>
+Copies* copies_of(const Fields<T>& f) {
+  for (auto& c : g_copies)
+    if (c.set[0][0] == f.comp[0] || c.set[1][0] == f.comp[0]) return &c;
+  return nullptr;
+}
+
+template <typename T>
+long fused_rows(const Fields<T>& f) {
+  return f.tile > 0 ? f.tile : cuda::fused_default_rows<T>();
+}
+
+// Blocks of the fused kernel resident per SM at this tile size (for the launch plan).
+template <typename T>
+long fused_blocks_per_sm(long rows) {
+  static long cached_rows = -1, cached = 1;
+  if (rows != cached_rows) {
+    const std::size_t smem = cuda::fused_smem_bytes<T>(rows);
+    CUDA_CHECK(cudaFuncSetAttribute(fused_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    int n = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fused_kernel<T>, cuda::kFusedThreads, smem));
+    cached_rows = rows;
+    cached = std::max(n, 1);
+  }
+  return cached;
+}
+
+// H everywhere in `owned`, E in `core` (E^n copied on the deferred faces), from the
+// current copy into the other; then the other becomes the current one.
+template <typename T>
+void launch_fused(Fields<T>& f, const cuda::FusedSplit& split, T c) {
+  Copies* cp = copies_of(f);
+  if (!cp) throw std::logic_error("fused kernel: fields not allocated by this backend");
+  for (int q = 0; q < 3; ++q)  // the ring's H on the index-0 ghosts must only feed walls and deferred faces
+    if (f.goff[q] > 0 && !f.defer_low[q]) throw std::logic_error("fused kernel: a low face off the wall is not deferred");
+  const int cur = cp->set[0][0] == f.comp[0] ? 0 : 1;
+  Fields<T> next = f;
+  for (int q = 0; q < 6; ++q) next.comp[q] = static_cast<T*>(cp->set[1 - cur][q]);
+  const long rows = fused_rows(f);
+  const cuda::FusedPlan plan = cuda::plan_fused(split.owned, rows, g_sm_count, fused_blocks_per_sm<T>(rows));
+  if (plan.blocks() > 0) {
+    cuda::FusedArgs<T> a{dev(f), dev(next), split.owned, split.core, rows, plan.tiles_j, plan.span, c};
+    fused_kernel<T><<<dim3(unsigned(plan.gx), unsigned(plan.gy), unsigned(plan.gz)), cuda::kFusedThreads,
+                      cuda::fused_smem_bytes<T>(rows)>>>(a);
+    CUDA_CHECK_LAUNCH("fused_kernel");
+  }
+  for (int q = 0; q < 6; ++q) f.comp[q] = next.comp[q];
 }
 
 // ---------------------------------------------------------------------------- small kernels
@@ -275,7 +390,9 @@ void copy_owned_planes(const Fields<T>& f, int comp, T* host, bool to_host) {
 
 const char* backend_name() { return "cuda"; }
 
-int traffic_words_per_cell() { return 18; }  // H sweep: read 6, write 3; E sweep: read 6, write 3
+// The fused kernel (the default): read E and H once, write them once. The split kernels
+// move 18 (H sweep: read 6, write 3; E sweep: read 6, write 3).
+int traffic_words_per_cell() { return 12; }
 
 std::string select_device(int local_rank, int local_size, bool gpu_per_rank) {
   int count = 0;
@@ -294,6 +411,8 @@ std::string select_device(int local_rank, int local_size, bool gpu_per_rank) {
   cudaDeviceProp p;
   CUDA_CHECK(cudaGetDeviceProperties(&p, device));
   g_sm_count = p.multiProcessorCount;
+  g_smem_optin = p.sharedMemPerBlockOptin;
+  g_device_name = p.name;
   return std::string(p.name) + " (device " + std::to_string(device) + " of " + std::to_string(count) + ", sm_" +
          std::to_string(p.major) + std::to_string(p.minor) + ")";
 }
@@ -322,6 +441,39 @@ void message_from_host(void* msg, const void* host, std::size_t bytes) {
   CUDA_CHECK(cudaMemcpy(msg, host, bytes, cudaMemcpyHostToDevice));
 }
 
+namespace {
+
+std::string gib(double bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f GiB", bytes / 1073741824.0);
+  return b;
+}
+
+// Bad input that only the device can judge, refused before anything is allocated: a
+// --tile the fused kernel cannot use, a grid larger than the GPU's free memory.
+template <typename T>
+void check_fits(const Fields<T>& f, std::size_t bytes_per_array) {
+  const char* prec = sizeof(T) == 4 ? "f32" : "f64";
+  if (f.tile > 0 && f.tile % cuda::kFusedWarps != 0)
+    throw UsageError("--tile " + std::to_string(f.tile) + ": the CUDA kernels' tiles are whole multiples of " +
+                     std::to_string(cuda::kFusedWarps) + " rows (the rows of threads in a block)");
+  const std::size_t smem = cuda::fused_smem_bytes<T>(fused_rows(f));
+  if (smem > g_smem_optin)
+    throw UsageError("--tile " + std::to_string(fused_rows(f)) + ": a tile of that many rows needs " +
+                     std::to_string(smem / 1024) + " KiB of shared memory per block in " + prec + ", more than the " +
+                     std::to_string(g_smem_optin / 1024) + " KiB " + g_device_name + " allows");
+  std::size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const double need = 12.0 * double(bytes_per_array);
+  if (need > double(free_b))
+    throw UsageError("grid block " + std::to_string(f.n[0]) + "x" + std::to_string(f.n[1]) + "x" +
+                     std::to_string(f.n[2]) + " (" + prec + ") needs " + gib(need) +
+                     " of GPU memory (E and H twice: the fused kernel writes each step into a second copy), more than "
+                     "the " + gib(double(free_b)) + " free on " + g_device_name);
+}
+
+}  // namespace
+
 template <typename T>
 void allocate(Fields<T>& f) {
   constexpr long A = cuda::align_elems<T>();
@@ -329,32 +481,44 @@ void allocate(Fields<T>& f) {
   f.sx = f.sy * (f.n[1] + 2);
   f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2);
   const std::size_t bytes = (f.count + std::size_t(A)) * sizeof(T);
-  for (int c = 0; c < 6; ++c) {
-    void* p = nullptr;
-    if (cudaMalloc(&p, bytes) != cudaSuccess) {
-      (void)cudaGetLastError();
-      release(f);
-      throw std::bad_alloc();
+  check_fits(f, bytes);
+  Copies cp{};
+  for (int set = 0; set < 2; ++set)
+    for (int c = 0; c < 6; ++c) {
+      void* p = nullptr;
+      if (cudaMalloc(&p, bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        for (auto& row : cp.set)
+          for (void* q : row)
+            if (q) CUDA_CHECK(cudaFree(static_cast<T*>(q) - (A - 1)));
+        throw std::bad_alloc();
+      }
+      // Shift so that owned k = 1 of every row starts a 128-byte line (cudaMalloc is 256 B aligned).
+      T* comp = static_cast<T*>(p) + (A - 1);
+      cp.set[set][c] = comp;
+      CUDA_CHECK(cudaMemset(p, 0, bytes));
+      if (poison()) {
+        CUDA_CHECK(cudaMemset(p, 0xff, sizeof(T) * std::size_t(A - 1)));
+        const long rows = (f.n[0] + 2) * (f.n[1] + 2);
+        poison_padding<T><<<unsigned((rows + 7) / 8), dim3(32, 8)>>>(comp, rows, f.n[2] + 2, f.sy);
+        CUDA_CHECK_LAUNCH("poison_padding");
+      }
     }
-    // Shift so that owned k = 1 of every row starts a 128-byte line (cudaMalloc is 256 B aligned).
-    f.comp[c] = static_cast<T*>(p) + (A - 1);
-    CUDA_CHECK(cudaMemset(p, 0, bytes));
-    if (poison()) {
-      CUDA_CHECK(cudaMemset(p, 0xff, sizeof(T) * std::size_t(A - 1)));
-      const long rows = (f.n[0] + 2) * (f.n[1] + 2);
-      poison_padding<T><<<unsigned((rows + 7) / 8), dim3(32, 8)>>>(f.comp[c], rows, f.n[2] + 2, f.sy);
-      CUDA_CHECK_LAUNCH("poison_padding");
-    }
-  }
+  for (int c = 0; c < 6; ++c) f.comp[c] = static_cast<T*>(cp.set[0][c]);
+  g_copies.push_back(cp);
   finish();
 }
 
 template <typename T>
 void release(Fields<T>& f) {
-  for (auto& p : f.comp) {
-    if (p) CUDA_CHECK(cudaFree(p - (cuda::align_elems<T>() - 1)));
-    p = nullptr;
-  }
+  for (auto it = g_copies.begin(); it != g_copies.end(); ++it)
+    if (it->set[0][0] == f.comp[0] || it->set[1][0] == f.comp[0]) {
+      for (auto& row : it->set)
+        for (void* q : row) CUDA_CHECK(cudaFree(static_cast<T*>(q) - (cuda::align_elems<T>() - 1)));
+      g_copies.erase(it);
+      break;
+    }
+  for (auto& p : f.comp) p = nullptr;
   g_partials.free();
   g_result.free();
 }
@@ -386,14 +550,13 @@ void update_e(Fields<T>& f, const Box& box, T c) {
   finish();
 }
 
-// The contract's fused pair, as two sweeps: H over the owned box and E away from the
-// deferred faces; then E on the deferred slabs (the same split as the CPU's plan, so the
-// values equal update_h + update_e).
+// The contract's fused pair: one sweep of the fused kernel (H over the owned box, E away
+// from the deferred faces, into the other copy, which becomes the current one); then E on
+// the deferred slabs in place (the same split as the CPU's plan, so the values equal
+// update_h + update_e).
 template <typename T>
 void fused_part1(Fields<T>& f, T c) {
-  const cuda::FusedSplit s = cuda::fused_split(f);
-  launch_h(f, s.owned, c, nullptr);
-  launch_e(f, s.core, c);
+  launch_fused(f, cuda::fused_split(f), c);
   finish();
 }
 
