@@ -133,6 +133,13 @@ def cache_and_memory_sized_arrays(llc):
     return small, large
 
 
+def warned_case(line):
+    """{array_size, policy} of the case a warning line of ingest names first (its message may name others)."""
+    case = line.split("plausibility warning: ", 1)[-1].split(" triad_bw: ")[0].split(" ", 1)[-1]
+    params = dict(kv.split("=", 1) for kv in case.split(",") if "=" in kv)
+    return {"array_size": params.get("array_size"), "policy": params.get("policy")}
+
+
 def test_the_arrays_are_sized_from_the_last_level_cache():
     for llc in (32 * MiB, 260 * MiB, 8 * MiB, 1536 * 1024):
         small, large = cache_and_memory_sized_arrays(llc)
@@ -173,9 +180,27 @@ def test_a_cache_sized_numa_run_beside_a_memory_sized_one_is_flagged_by_make_run
     assert proc.returncode == 0, out[-2000:]
     flagged = [line for line in out.splitlines() if "plausibility warning" in line and "triad_bw" in line]
     assert any(f"array_size={sizes[0]}" in line and "[working-set-4x-llc]" in line for line in flagged), out[-2000:]
-    assert any(f"array_size={sizes[0]}" in line and "[within-measured-memory-peak]" in line
-               for line in flagged), out[-2000:]
     assert not any(f"warning: NumaBandwidth array_size={sizes[1]}" in line for line in flagged), flagged
+    # Whether the cache-sized arrays measured faster than memory is the run's outcome, not the rule's:
+    # a busy machine, or a memory-sized run that still fit a large cache, can leave them slower. The
+    # rule must flag exactly the cache-sized cases above the memory peak (one repeat: 2 % allowance).
+    triad = {}
+    for rows in (tmp_path / "results").glob("*/*/rows.jsonl"):
+        for line in rows.read_text().splitlines():
+            row = json.loads(line)
+            if row["metric"] == "triad_bw":
+                triad[(row["parameters"]["array_size"], row["parameters"].get("policy"))] = row["value"]
+    peak = max(v for (size, _), v in triad.items() if size == sizes[1])
+    above = {policy: v for (size, policy), v in triad.items() if size == sizes[0] and v > peak * 1.02}
+    for (size, policy), value in triad.items():
+        warned = any(warned_case(line) == {"array_size": size, "policy": policy}
+                     and "[within-measured-memory-peak]" in line for line in flagged)
+        assert warned == (policy in above and size == sizes[0]), (size, policy, value, peak, flagged)
+    if not above:
+        small = ", ".join(f"{v:.3g}" for (size, _), v in sorted(triad.items()) if size == sizes[0])
+        pytest.skip(f"the cache-sized run (3 x {sizes[0]} arrays) measured {small} GB/s, "
+                    f"not above the memory-sized peak {peak:.3g} GB/s (load average {os.getloadavg()[0]:.1f}): "
+                    "this run could not show the memory-peak rule; the rule kept quiet, as it should")
 
 
 def _curve(values, check="OsuPt2Pt", params="transport=ob1-vader"):
