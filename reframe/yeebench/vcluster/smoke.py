@@ -41,6 +41,9 @@ PAPER_SELECTION = ["FdtdBindingSweep", "FdtdNumaSweep%placement=per-socket", "Fd
 PAPER_SETTINGS = [f"{check}.{var}" for check in PAPER_SWEEPS
                   for var in ("grid=48", "steps=100", "rounds=1")] + ["FdtdMessageStats.steps=50"]
 SKIPPED = 0
+# Runs of a check again when its comparisons failed the way a busy machine fails them (verify.noise_suspects);
+# each figure is then the best of its runs.
+RETRIES = 2
 
 
 def _tool(name: str) -> str:
@@ -48,16 +51,20 @@ def _tool(name: str) -> str:
     return beside if os.path.exists(beside) else (shutil.which(name) or name)
 
 
-def reframe_command(out_dir: str, partitions: str, with_suite: bool) -> List[str]:
-    cmd = [_tool("reframe"), "-C", str(REPO_ROOT / "reframe/config/settings.py"),
-           "-c", str(REPO_ROOT / OWN_CHECK), "-n", "^VclusterNetPIPE"]
-    if with_suite and (REPO_ROOT / SUITE_PT2PT).exists():
+def reframe_command(out_dir: str, partitions: str, with_suite: bool, only: Optional[List[str]] = None,
+                    report: str = "report.json") -> List[str]:
+    """The smoke run's ReFrame command; `only`: just these pt2pt checks again (a rerun), into `report`."""
+    cmd = [_tool("reframe"), "-C", str(REPO_ROOT / "reframe/config/settings.py")]
+    if only is None or "VclusterNetPIPE" in only:
+        cmd += ["-c", str(REPO_ROOT / OWN_CHECK), "-n", "^VclusterNetPIPE"]
+    suite = [name for name in SUITE_SELECTION if only is None or name.split("%")[0] in only]
+    if with_suite and suite and (REPO_ROOT / SUITE_PT2PT).exists():
         cmd += ["-c", str(REPO_ROOT / SUITE_PT2PT)]
-        for name in SUITE_SELECTION:
+        for name in suite:
             cmd += ["-n", name]
         for setting in SUITE_SETTINGS:
             cmd += ["-S", setting]
-    if with_suite and all((REPO_ROOT / f).exists() for f in PAPER_CHECKS):
+    if with_suite and only is None and all((REPO_ROOT / f).exists() for f in PAPER_CHECKS):
         for path in PAPER_CHECKS:
             cmd += ["-c", str(REPO_ROOT / path)]
         for name in PAPER_SELECTION:
@@ -65,7 +72,7 @@ def reframe_command(out_dir: str, partitions: str, with_suite: bool) -> List[str
         for setting in PAPER_SETTINGS:
             cmd += ["-S", setting]
     return cmd + ["--system", partitions, "-p", "host", "--exec-policy=serial", "-r",
-                  "--report-file", os.path.join(out_dir, "report.json")]
+                  "--report-file", os.path.join(out_dir, report)]
 
 
 def ingest(report: str, results_dir: str) -> Optional[str]:
@@ -111,20 +118,34 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
         env = dict(os.environ, YEEBENCH_RFM_DIR=os.path.join(out_dir, "reframe"),
                    YEEBENCH_VCLUSTER_DIR=layout.state_dir)
         t0 = time.monotonic()
-        with open(os.path.join(out_dir, "reframe.out"), "w") as log:
-            rfm_rc = subprocess.call(cluster.head_command(layout, reframe_command(out_dir, partitions, with_suite)),
-                                     env=dict(env, SLURM_CONF=layout.slurm_conf), stdout=log,
-                                     stderr=subprocess.STDOUT, cwd=str(REPO_ROOT))
+
+        def run_reframe(command, name):
+            with open(os.path.join(out_dir, name), "w") as log:
+                return subprocess.call(cluster.head_command(layout, command), env=dict(env, SLURM_CONF=layout.slurm_conf),
+                                       stdout=log, stderr=subprocess.STDOUT, cwd=str(REPO_ROOT))
+        rfm_rc = run_reframe(reframe_command(out_dir, partitions, with_suite), "reframe.out")
         timings["reframe"] = time.monotonic() - t0
         _print_reframe_summary(os.path.join(out_dir, "reframe.out"))
         report = os.path.join(out_dir, "report.json")
         if not os.path.exists(report):
             print(f"vcluster smoke: ReFrame wrote no report (see {out_dir}/reframe.out)")
             return 1
+        rows = []
         try:
-            run_dir = ingest(report, os.path.join(out_dir, "results"))
-            print(f"vcluster smoke: results {'ingested into ' + run_dir if run_dir else 'read from the report'}")
-            ok, lines = verify.verify(verify.load_rows(run_dir or report), layout.link_rate_bps, tolerance)
+            rows += _rows_of(report, out_dir)
+            ok, lines = verify.verify(rows, layout.link_rate_bps, tolerance)
+            for attempt in range(1, RETRIES + 1):
+                suspects = [] if ok else verify.noise_suspects(rows, layout.link_rate_bps, tolerance)
+                if not suspects:
+                    break
+                print("\n".join(lines))
+                print(f"vcluster smoke: {', '.join(suspects)} failed only as a busy machine fails them (a slower "
+                      f"side): measuring again ({attempt} of {RETRIES}); each figure is the best of its runs")
+                again = f"report-retry{attempt}.json"
+                run_reframe(reframe_command(out_dir, partitions, with_suite, suspects, again), f"reframe-retry{attempt}.out")
+                if os.path.exists(os.path.join(out_dir, again)):
+                    rows += _rows_of(os.path.join(out_dir, again), out_dir)
+                ok, lines = verify.verify(rows, layout.link_rate_bps, tolerance)
         except (RuntimeError, verify.VerifyError) as err:
             print(f"vcluster smoke: {err}")
             return 1
@@ -140,7 +161,16 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
               f"ReFrame {timings.get('reframe', 0):.1f} s, down {timings['down']:.1f} s")
 
 
-OUTPUTS = ("report.json", "reframe.out", "reframe", "results")
+OUTPUTS = ("report.json", "reframe.out", "reframe", "results") + tuple(
+    name for k in range(1, RETRIES + 1) for name in (f"report-retry{k}.json", f"reframe-retry{k}.out"))
+
+
+def _rows_of(report: str, out_dir: str) -> List[verify.Row]:
+    """The verify rows of one ReFrame report, ingested into the smoke run's results where the tool exists."""
+    run_dir = ingest(report, os.path.join(out_dir, "results"))
+    print(f"vcluster smoke: results of {os.path.basename(report)} "
+          f"{'ingested into ' + run_dir if run_dir else 'read from the report'}")
+    return verify.load_rows(run_dir or report)
 
 
 def _clear_outputs(out_dir: str) -> None:
