@@ -33,3 +33,16 @@ def test_one_node_and_refused_multicast_are_not_measured():
     assert multicast.verdict(*multicast.parse(THREE_NODES.replace(" VALID", " INVALID")), 0.99)[0] == "fail"
     with pytest.raises(multicast.McastOutputError):
         multicast.parse("round receivers 1 remote 1 sent 1 delivered_min 1 delivered_mean 1 mbps_min 1\n")
+
+
+def test_datagrams_lost_only_to_a_busy_receivers_full_buffer_are_not_a_network_failure():
+    busy = THREE_NODES.replace("delivered_min 1996 delivered_mean 1998.0 mbps_min 380.0",
+                               "delivered_min 1500 delivered_mean 1700.0 mbps_min 380.0 reached_min 2000")
+    status, reason = multicast.verdict(*multicast.parse(busy), 0.99)
+    assert status == "not measured" and "one got 1500 of 2000" in reason and "RcvbufErrors" in reason
+    # the network lost some too (reached 1900 of 2000), or the node's counter said nothing (-1): a failure
+    for reached in ("1900", "-1"):
+        status, _ = multicast.verdict(*multicast.parse(busy.replace("reached_min 2000", f"reached_min {reached}")), 0.99)
+        assert status == "fail", reached
+    summary, rounds = multicast.parse(busy.replace("reached_min 2000", "reached_min -1"))
+    assert rounds[1].reached_min is None and rounds[0].reached_min is None   # an older probe prints none

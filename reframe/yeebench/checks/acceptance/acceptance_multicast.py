@@ -6,8 +6,10 @@ sends UDP datagrams to an administratively scoped IPv4 multicast group, and in e
 4 ... all other nodes have joined it and count what arrives. PASS when every round delivered at
 least `min_delivery` of the datagrams to every receiver; FAIL below that, or when a datagram
 arrived damaged; NOT MEASURED when no receiver was on another node (kernel loopback, not the
-network) or when the network or kernel refuses multicast (the probe's SKIP reason: no multicast
-interface, a socket option refused, a join refused).
+network), when the network or kernel refuses multicast (the probe's SKIP reason: no multicast
+interface, a socket option refused, a join refused), or when the datagrams a receiver missed reached
+its node and overflowed its socket buffer (the kernel's UDP RcvbufErrors: the receiving process was not
+scheduled in time on a busy node, which on shared virtual nodes happens with no fault in the network).
 FOMs: multicast_delivered (% of datagrams, worst receiver of the worst round), multicast_mbps_1
 and multicast_mbps_all (the slowest receiver's rate with one receiver and with all),
 multicast_scaling (x: all over one; 1 = the fabric replicates for free). Rank 0 sends as fast as it

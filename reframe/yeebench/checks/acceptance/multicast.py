@@ -2,16 +2,20 @@
 
 A round: rank 0 sent `sent` datagrams to the group; `receivers` ranks had joined, `remote` of them on
 other nodes than the sender; the worst receiver got `delivered_min`, the slowest receiver's rate was
-`mbps_min` (Mbit/s, 10^6 bit/s). Receivers on the sender's node hear it through the kernel's
-multicast loopback, not the network: a run without a remote receiver measured nothing of the fabric.
+`mbps_min` (Mbit/s, 10^6 bit/s); `reached_min` (None: unknown) counts for the worst receiver what reached
+its node, read or dropped from its full socket buffer. Receivers on the sender's node hear it through the
+kernel's multicast loopback, not the network: a run without a remote receiver measured nothing of the fabric.
+A receiver that lost datagrams only to its own full socket buffer was not scheduled in time to read them (a
+busy node): the network delivered them, so that shortfall is NOT MEASURED, not a failure of the fabric.
 """
 import re
 from collections import namedtuple
 
-Round = namedtuple("Round", "receivers remote sent delivered_min delivered_mean mbps_min")
+Round = namedtuple("Round", "receivers remote sent delivered_min delivered_mean mbps_min reached_min",
+                   defaults=(None,))
 
 _ROUND = re.compile(r"^round receivers (\d+) remote (\d+) sent (\d+) delivered_min (\d+) "
-                    r"delivered_mean (\S+) mbps_min (\S+)$", re.M)
+                    r"delivered_mean (\S+) mbps_min (\S+)(?: reached_min (-?\d+))?$", re.M)
 _SUMMARY = re.compile(r"^mcast: (.*)$", re.M)
 
 
@@ -24,7 +28,8 @@ def parse(text):
     summaries = _SUMMARY.findall(text)
     if not summaries:
         raise McastOutputError("mcast printed no summary line")
-    rounds = [Round(int(m[0]), int(m[1]), int(m[2]), int(m[3]), float(m[4]), float(m[5]))
+    rounds = [Round(int(m[0]), int(m[1]), int(m[2]), int(m[3]), float(m[4]), float(m[5]),
+                    int(m[6]) if m[6] and int(m[6]) >= 0 else None)
               for m in _ROUND.findall(text)]
     return summaries[-1].strip(), rounds
 
@@ -43,8 +48,14 @@ def verdict(summary, rounds, min_delivery):
                 "network); run on 2 or more nodes (make test-acceptance-vcluster)")
     worst = min(rounds, key=lambda r: r.delivered_min / r.sent)
     if worst.delivered_min / worst.sent < min_delivery:
-        return "fail", (f"with {worst.receivers} receiver(s) one got {worst.delivered_min} of {worst.sent} "
-                        f"datagrams, below {min_delivery:.0%}")
+        lost = (f"with {worst.receivers} receiver(s) one got {worst.delivered_min} of {worst.sent} "
+                f"datagrams, below {min_delivery:.0%}")
+        short = [r for r in rounds if r.delivered_min / r.sent < min_delivery]
+        if all(r.reached_min is not None and r.reached_min / r.sent >= min_delivery for r in short):
+            return "not measured", (f"{lost}, but the rest reached the receivers' nodes and overflowed their "
+                                    "socket buffers (UDP RcvbufErrors): the receiving processes were not scheduled "
+                                    "in time on busy nodes; the network's delivery was not measured")
+        return "fail", lost
     return "pass", (f"multicast to {remote} remote node(s): every round delivered >= {min_delivery:.0%} "
                     "to every receiver")
 

@@ -13,8 +13,13 @@
  * interface), --count N datagrams per round (default 2000), --size B bytes (default 1024),
  * --group A.B.C.D, --port P, --timeout-ms T (how long a receiver waits after the sender's
  * last datagram, default 500).
+ * A datagram the node received but its socket buffer had no room for is counted by the kernel
+ * (UDP RcvbufErrors in /proc/net/snmp, per network namespace): the network delivered it, the receiving
+ * process was not scheduled in time to read it.  `reached_min` is the worst receiver's datagrams read
+ * plus the overflows its node counted meanwhile (-1 where the counter cannot be read, or counted more than
+ * was sent: then other sockets of the node overflowed too).
  * Output (rank 0):
- *   round receivers <R> remote <r> sent <n> delivered_min <d> delivered_mean <m> mbps_min <x>
+ *   round receivers <R> remote <r> sent <n> delivered_min <d> delivered_mean <m> mbps_min <x> reached_min <z>
  *   mcast: ranks <N> remote_receivers <r> group <g>:<port> iface <addr> VALID|INVALID
  *   mcast: SKIP <reason>          (no multicast interface, the kernel refused a socket option)
  * Exit 0 on VALID or SKIP, 1 when a datagram arrived corrupted, 2 on bad arguments.
@@ -103,6 +108,24 @@ static int pick_interface(const char *want, struct in_addr *addr, char *why)
     return found;
 }
 
+/* The node's count of UDP datagrams dropped for a full socket receive buffer, or -1 when unreadable. */
+static long rcvbuf_errors(void)
+{
+    FILE *f = fopen("/proc/net/snmp", "r");
+    if (!f) return -1;
+    char names[1024], values[1024];
+    long found = -1;
+    while (found < 0 && fgets(names, sizeof names, f) && fgets(values, sizeof values, f)) {
+        if (strncmp(names, "Udp:", 4) || strncmp(values, "Udp:", 4)) continue;
+        char *ns = NULL, *vs = NULL;
+        char *n = strtok_r(names, " \n", &ns), *v = strtok_r(values, " \n", &vs);
+        for (; n && v; n = strtok_r(NULL, " \n", &ns), v = strtok_r(NULL, " \n", &vs))
+            if (!strcmp(n, "RcvbufErrors")) { found = atol(v); break; }
+    }
+    fclose(f);
+    return found;
+}
+
 static double now(void)
 {
     struct timespec t;
@@ -172,6 +195,10 @@ int main(int argc, char **argv)
         struct sockaddr_in bind_to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o.port), .sin_addr = group};
         setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         setsockopt(sock, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+#ifdef IP_MULTICAST_ALL
+        int all = 0;  /* only the groups this socket joined (Linux delivers any group a host joined) */
+        setsockopt(sock, IPPROTO_IP, IP_MULTICAST_ALL, &all, sizeof all);
+#endif
         if (bind(sock, (struct sockaddr *)&bind_to, sizeof bind_to))
             ok = 0, snprintf(why, REASON, "rank %d on %.64s: bind %s:%ld: %s", rank, host, o.group, o.port, strerror(errno));
     }
@@ -213,7 +240,7 @@ int main(int argc, char **argv)
         }
         usleep(200000);  /* let the bridge/switch learn the membership (IGMP snooping) */
         MPI_Barrier(MPI_COMM_WORLD);
-        long got = 0;
+        long got = 0, overflowed_before = member ? rcvbuf_errors() : -1;
         double first_t = 0, last_t = 0;
         if (rank == 0) {
             struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o.port), .sin_addr = group};
@@ -238,6 +265,13 @@ int main(int argc, char **argv)
             }
             setsockopt(sock, IPPROTO_IP, IP_DROP_MEMBERSHIP, &mreq, sizeof mreq);
         }
+        /* per receiver: what reached its node, read or overflowed; -1 where the counter is unreadable or
+         * counts more than was sent (other sockets of the node overflowed too: it says nothing of this one) */
+        long overflowed = member && overflowed_before >= 0 ? rcvbuf_errors() - overflowed_before : -1;
+        double reached = !member ? 1e300 : overflowed >= 0 && got + overflowed <= o.count
+                             ? (double)(got + overflowed) : -1;
+        double reached_min;
+        MPI_Reduce(&reached, &reached_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
         /* per receiver: datagrams, rate over its receive window */
         double mine[2] = {member ? (double)got : 1e300, 0};
         double span = last_t - first_t;
@@ -248,8 +282,8 @@ int main(int argc, char **argv)
         MPI_Reduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&rmember, &nrm, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
         if (rank == 0)
-            printf("round receivers %d remote %d sent %ld delivered_min %.0f delivered_mean %.1f mbps_min %.1f\n",
-                   receivers, nrm, o.count, mins[0], total / receivers, mins[1]);
+            printf("round receivers %d remote %d sent %ld delivered_min %.0f delivered_mean %.1f mbps_min %.1f "
+                   "reached_min %.0f\n", receivers, nrm, o.count, mins[0], total / receivers, mins[1], reached_min);
         if (receivers == nranks - 1) {
             int any_corrupt;
             MPI_Reduce(&corrupt, &any_corrupt, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
