@@ -67,13 +67,17 @@ def sigterm(fmt, strategy, ranks, trials=3, n=40, steps=400):
             p.communicate()
             check(False, name + ": the run does not end")
             return
-        if not hit:  # the run ended first: say how, so a failure names its cause
+        if not hit:  # the run ended first: say how; only a clean end is the machine's speed, not a fault
             early = "; a run ended before the signal, rc=%d: %s" % (p.returncode, (err.strip().splitlines() or [""])[-1])
+            check(p.returncode == 0, name + early)
         time.sleep(0.2)  # ranks killed by the launcher are gone by now
         left += temporaries(out, d)
         shutil.rmtree(d, ignore_errors=True)  # the fields written before the signal: not needed, and large
-    check(signalled > 0 and not left, name + ": %d of %d trial(s) signalled, nothing left behind %s%s" %
+    check(not left, name + ": %d of %d trial(s) signalled, nothing left behind %s%s" %
           (signalled, trials, left[:4] if left else "", early))
+    if not signalled:  # how fast the runs end is this machine's, not the program's: nothing was tested
+        print("SKIP  %s: every one of %d runs wrote its %d steps and ended cleanly before its signal%s" %
+              (name, trials, steps, early))
 
 
 combos = [(f, s) for f in ("ascii", "binary", "hdf5") for s in ("root", "per-rank")] + [("hdf5", "shared")]
