@@ -1,5 +1,6 @@
 #pragma once
-// Host run of the CUDA fused kernel's block program (src/backends/cuda/fused_block.hpp):
+// Host run of the CUDA fused kernel's block program (src/backends/cuda/fused_block.hpp),
+// and of the wavefront kernel's sweep (temporal_block.hpp):
 // every block of the launch plan, its phases in the kernel's order, each phase over all
 // 256 threads before the next (the kernel's barriers). The asynchronous copies are
 // applied either at once (a copy into a buffer that is still read shows up as a wrong
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "backends/cuda/fused_block.hpp"
+#include "backends/cuda/temporal_block.hpp"
 
 namespace yee {
 namespace emu {
@@ -90,6 +92,45 @@ long run_fused(const cuda::FusedArgs<T>& a, const cuda::FusedPlan& p, bool late,
             mv.commit();
             threads([&](int tid) { cuda::fused_h_phase(a, s, t, pl, tid); });
             if (pl >= t.i0) threads([&](int tid) { cuda::fused_e_phase(a, s, t, pl, tid); });
+          }
+          mv.wait_all();
+        }
+  std::free(smem);
+  return mv.errors;
+}
+
+// Runs one sweep of the wavefront kernel (TB steps) with arguments `a` on the plan `p`,
+// in the kernel's order of phases and barriers (time_block.cpp: sweep_kernel).
+template <typename T, int TB>
+long run_sweep(const cuda::SweepArgs<T>& a, const cuda::FusedPlan& p, bool late, bool backward,
+               const std::function<const char*(const void*, int)>& bad_src) {
+  const std::size_t elems = cuda::sweep_smem_elems<T, TB>(a.rows);
+  const std::size_t bytes = (elems * sizeof(T) + 255) / 256 * 256;
+  T* smem = static_cast<T*>(std::aligned_alloc(256, bytes));
+  const cuda::SweepShared<T, TB> s{smem, a.rows};
+  HostMover mv;
+  mv.late = late;
+  mv.bad_src = bad_src;
+  mv.smem_lo = reinterpret_cast<const char*>(smem);
+  mv.smem_hi = mv.smem_lo + elems * sizeof(T);
+  auto threads = [&](const std::function<void(int)>& fn) {
+    for (int q = 0; q < cuda::kFusedThreads; ++q) fn(backward ? cuda::kFusedThreads - 1 - q : q);
+  };
+  for (long bz = 0; bz < p.gz; ++bz)
+    for (long by = 0; by < p.gy; ++by)
+      for (long bx = 0; bx < p.gx; ++bx)
+        for (long tj = by; tj < a.tiles_j; tj += p.gy) {
+          std::memset(smem, 0xff, bytes);
+          const cuda::FusedTile t = cuda::sweep_tile(a, bx, tj, bz);
+          threads([&](int tid) { cuda::sweep_copy_first(a, s, t, tid, mv); });
+          for (long pf = cuda::sweep_first_front(t, TB); pf <= cuda::sweep_last_front(t, TB); ++pf) {
+            mv.wait_all();
+            threads([&](int tid) { cuda::sweep_copy_next(a, s, t, pf, tid, mv); });
+            for (int st = 1; st <= TB; ++st) {
+              threads([&](int tid) { cuda::sweep_h_phase(a, s, t, st, pf, tid); });
+              threads([&](int tid) { cuda::sweep_e_phase(a, s, t, st, pf, tid); });
+              if (a.nprobes > 0) threads([&](int tid) { cuda::sweep_probes(a, s, t, st, pf, tid); });
+            }
           }
           mv.wait_all();
         }

@@ -280,6 +280,93 @@ void case_run(const char* name, const long n[3], const long goff[3], const bool 
   std::printf("%s  %s\n", g_failures > failures_before ? "FAIL" : "ok  ", label);
 }
 
+// The wavefront kernel's sweep of TB steps on one rank (walls all round, the sweep's
+// condition) with a source and probes of an E and an H component, in two host runs
+// (copies early, threads forward; copies late, threads backward), against TB steps of the
+// CPU backend with the time loop's source and probes; every owned cell of the written
+// copy starts as NaN.
+template <typename T, int TB>
+void sweep_case(const long n[3], long rows, int sm, int probe_comp) {
+  char label[160];
+  std::snprintf(label, sizeof label, "sweep TB=%d %s n=%ldx%ldx%ld tile=%ld sm=%d probes of comp %d", TB,
+                sizeof(T) == 4 ? "f32" : "f64", n[0], n[1], n[2], rows, sm, probe_comp);
+  const int failures_before = g_failures;
+  Fields<T> cpu;
+  for (int a = 0; a < 3; ++a) cpu.n[a] = cpu.gn[a] = n[a];
+  kernels::allocate(cpu);
+  Emulated<T> gpu(cpu);
+  std::mt19937_64 rng(777);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int c = 0; c < 6; ++c)
+    for (long i = 0; i < n[0] + 2; ++i)
+      for (long j = 0; j < n[1] + 2; ++j)
+        for (long k = 0; k < n[2] + 2; ++k) {
+          const bool ghost = i == 0 || j == 0 || k == 0 || i == n[0] + 1 || j == n[1] + 1 || k == n[2] + 1;
+          const T v = ghost && c < 3 ? T(0) : T(u(rng));  // E on the walls' ghosts is 0, as in a run
+          cpu.comp[c][cpu.at(i, j, k)] = v;
+          for (int set = 0; set < 2; ++set) gpu.comp(set, c)[gpu.f.at(i, j, k)] = v;
+        }
+  const T c = T(0.55);
+  const Box owned{{1, 1, 1}, {n[0] + 1, n[1] + 1, n[2] + 1}};
+  const long src[3] = {n[0] / 2 + 1, n[1] / 3 + 1, n[2] - 1};
+  const long probes[3][3] = {{1, 1, 1}, {n[0], n[1], n[2]}, {n[0] / 2 + 1, n[1] / 2 + 1, n[2] / 2 + 1}};
+  double values[8];
+  for (int t = 0; t < TB; ++t) values[t] = u(rng);
+  std::vector<double> ref(3 * TB, 0.0), got(3 * TB, -7.0);
+  for (int t = 0; t < TB; ++t) {
+    kernels::update_h(cpu, owned, c, nullptr);
+    kernels::update_e(cpu, owned, c);
+    kernels::add_to(cpu, kEz, src[0], src[1], src[2], values[t]);
+    for (int q = 0; q < 3; ++q) ref[std::size_t(t * 3 + q)] = kernels::read(cpu, probe_comp, probes[q][0], probes[q][1], probes[q][2]);
+  }
+  std::vector<cuda::SweepProbe> table;
+  for (int q = 0; q < 3; ++q) table.push_back({probes[q][0], probes[q][1], probes[q][2], q});
+  for (int mode = 0; mode < 2; ++mode) {
+    Fields<T> next = gpu.other();
+    for (int q = 0; q < 6; ++q)
+      for (long i = 1; i <= n[0]; ++i)
+        for (long j = 1; j <= n[1]; ++j)
+          for (long k = 1; k <= n[2]; ++k) std::memset(&next.comp[q][next.at(i, j, k)], 0xff, sizeof(T));
+    const cuda::FusedPlan plan = cuda::plan_fused(owned, rows, sm, 2, 2 * TB - 1);
+    cuda::SweepArgs<T> a{};
+    a.src = cuda::dev(gpu.f);
+    a.dst = cuda::dev(next);
+    a.owned = owned;
+    a.rows = rows;
+    a.tiles_j = plan.tiles_j;
+    a.span = plan.span;
+    a.c = c;
+    a.has_source = true;
+    for (int d = 0; d < 3; ++d) a.source[d] = src[d];
+    for (int t = 0; t < TB; ++t) a.source_value[t] = values[t];
+    a.probes = table.data();
+    a.nprobes = 3;
+    a.probe_comp = probe_comp;
+    a.samples = got.data();
+    a.stride = 3;
+    a.t0 = 0;
+    std::fill(got.begin(), got.end(), -7.0);
+    const int cur = gpu.cur;
+    const long bad = emu::run_sweep<T, TB>(a, plan, mode == 1, mode == 1,
+                                           [&](const void* p, int bytes) { return gpu.bad_read(cur, p, bytes); });
+    expect(bad == 0, "the sweep's copies read or write where they must not", label);
+    gpu.cur = 1 - gpu.cur;
+    gpu.point();
+    expect(same_fields(cpu, gpu, label), mode ? "sweep (copies late, threads backward) differs"
+                                              : "sweep (copies early, threads forward) differs", label);
+    long wrong = 0;
+    for (std::size_t x = 0; x < ref.size(); ++x) wrong += bits(ref[x]) != bits(got[x]);
+    expect(wrong == 0, "probe samples differ", label);
+    if (mode == 0) {
+      gpu.cur = 1 - gpu.cur;
+      gpu.point();
+    }
+  }
+  expect(gpu.padding_intact(), "the sweep wrote into the row padding", label);
+  kernels::release(cpu);
+  std::printf("%s  %s\n", g_failures > failures_before ? "FAIL" : "ok  ", label);
+}
+
 // Launch plans cover every cell exactly once.
 void plan_coverage(const long n[3], int sm) {
   const Box b{{1, 1, 1}, {n[0] + 1, n[1] + 1, n[2] + 1}};
@@ -359,6 +446,13 @@ int main() {
   case_run<float>("marching", deep, jk, some, 1, 2, 16);
   case_run<double>("marching", deep, wall, none, 1, 2, 8);
   case_run<float>("chunked", deep, wall, all, 8, 2, 8);
+  // Sweeps of two steps: tiles of 8 and 16 rows, partial tiles in j and k, chunks along i
+  // (132 SMs), whole planes (1 SM); probes of Ez and Hy.
+  sweep_case<float, 2>(odd, 8, 132, kEz);
+  sweep_case<double, 2>(odd, 16, 1, kHy);
+  sweep_case<float, 2>(cube, 8, 1, kHx);
+  sweep_case<double, 2>(deep, 8, 132, kEx);
+  sweep_case<float, 2>(flat, 16, 132, kEy);
   // More than 65535 blocks of j rows: the j stride must cover the rest (coverage only:
   // the fields of such a grid in the padded layout would take 1.2 GB).
   const long tall[3] = {1, 65535L * 8 + 13, 1};

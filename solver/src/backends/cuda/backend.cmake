@@ -13,10 +13,10 @@ set(CMAKE_CUDA_STANDARD 17)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 set(CMAKE_CUDA_EXTENSIONS OFF)
 
-# Same file name as every backend (kernels.cpp), compiled as CUDA. No wavefront kernel, and
-# the program is yee-cuda, installed beside the CPU build's yee (traits.json).
-set(YEE_BACKEND_SOURCES kernels.cpp)
-set_source_files_properties(${YEE_BACKEND_DIR}/kernels.cpp PROPERTIES LANGUAGE CUDA)
+# Same file name as every backend (kernels.cpp), compiled as CUDA, and the wavefront kernel
+# (time_block.cpp); the program is yee-cuda, installed beside the CPU build's yee (traits.json).
+set(YEE_BACKEND_SOURCES kernels.cpp time_block.cpp)
+set_source_files_properties(${YEE_BACKEND_DIR}/kernels.cpp ${YEE_BACKEND_DIR}/time_block.cpp PROPERTIES LANGUAGE CUDA)
 set(YEE_BACKEND_TESTS ${YEE_BACKEND_DIR}/tests.cmake)
 
 # --fmad=false: the CPU's expressions without contraction, so fields are bitwise equal to

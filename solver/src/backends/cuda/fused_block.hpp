@@ -118,15 +118,16 @@ YEE_HD inline FusedTile fused_tile(const FusedArgs<T>& a, long bx, long tj, long
 }
 
 // Launch plan: x = k tiles, y = j tiles (strided beyond 65535), z = i chunks. The chunk
-// count trades the per-chunk start (one extra plane of E and H^{n-1/2} read, one of H
-// computed) against the last wave of blocks running part-empty: it minimises
-// waves x (planes per chunk + 1), given how many blocks are resident at once.
+// count trades the per-chunk start (`start` planes of extra work: 1 for the fused kernel,
+// one plane of E and H^{n-1/2} read and of H computed) against the last wave of blocks
+// running part-empty: it minimises waves x (planes per chunk + start), given how many
+// blocks are resident at once.
 struct FusedPlan {
   long gx = 0, gy = 0, gz = 0, tiles_j = 0, span = 0;
   long blocks() const { return gx * gy * gz; }
 };
 
-inline FusedPlan plan_fused(const Box& owned, long rows, long sm_count, long blocks_per_sm) {
+inline FusedPlan plan_fused(const Box& owned, long rows, long sm_count, long blocks_per_sm, long start = 1) {
   FusedPlan p;
   const long nk = owned.hi[2] - owned.lo[2], nj = owned.hi[1] - owned.lo[1], ni = owned.hi[0] - owned.lo[0];
   if (nk <= 0 || nj <= 0 || ni <= 0) return p;
@@ -140,7 +141,7 @@ inline FusedPlan plan_fused(const Box& owned, long rows, long sm_count, long blo
     const long span = (ni + gz - 1) / gz;
     if (gz > 1 && (ni + span - 1) / span != gz) continue;  // same span as a smaller count
     const long waves = (tiles * gz + resident - 1) / resident;
-    const double cost = double(waves) * double(span + 1);
+    const double cost = double(waves) * double(span + start);
     if (best < 0.0 || cost < best) best = cost, p.gz = gz, p.span = span;
     if (tiles * gz >= 64 * resident) break;  // far past any quantisation effect
   }

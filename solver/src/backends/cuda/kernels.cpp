@@ -23,11 +23,13 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/fused_block.hpp"
 #include "backends/cuda/stencil.hpp"
 #include "kernel_contract.hpp"
-#include "options.hpp"  // UsageError: a tile or grid this GPU cannot run is bad input
+#include "options.hpp"
+#include "time_block.hpp"  // UsageError: a tile or grid this GPU cannot run is bad input
 
 namespace yee {
 namespace kernels {
@@ -70,7 +72,7 @@ struct Scratch {
     bytes = 0;
   }
 };
-Scratch g_partials, g_result;
+Scratch g_partials, g_result, g_scratch;
 
 // Launch geometry of a box (plan in stencil.hpp).
 struct Geometry {
@@ -239,6 +241,7 @@ Box owned_box(const Fields<T>& f) {
 // reads the current one and writes the other, then comp is swapped; release() frees both.
 struct Copies {
   void* set[2][6];
+  long slack;  // elements from an allocation's start to comp (Layout), for cudaFree
 };
 std::vector<Copies> g_copies;
 
@@ -269,17 +272,24 @@ long fused_blocks_per_sm(long rows) {
   return cached;
 }
 
+// The copy of the fields that is not current.
+template <typename T>
+Fields<T> other_of(const Fields<T>& f) {
+  const Copies* cp = copies_of(f);
+  if (!cp) throw std::logic_error("CUDA backend: fields not allocated by this backend");
+  const int cur = cp->set[0][0] == f.comp[0] ? 0 : 1;
+  Fields<T> next = f;
+  for (int q = 0; q < 6; ++q) next.comp[q] = static_cast<T*>(cp->set[1 - cur][q]);
+  return next;
+}
+
 // H everywhere in `owned`, E in `core` (E^n copied on the deferred faces), from the
 // current copy into the other; then the other becomes the current one.
 template <typename T>
 void launch_fused(Fields<T>& f, const cuda::FusedSplit& split, T c) {
-  Copies* cp = copies_of(f);
-  if (!cp) throw std::logic_error("fused kernel: fields not allocated by this backend");
   for (int q = 0; q < 3; ++q)  // the ring's H on the index-0 ghosts must only feed walls and deferred faces
     if (f.goff[q] > 0 && !f.defer_low[q]) throw std::logic_error("fused kernel: a low face off the wall is not deferred");
-  const int cur = cp->set[0][0] == f.comp[0] ? 0 : 1;
-  Fields<T> next = f;
-  for (int q = 0; q < 6; ++q) next.comp[q] = static_cast<T*>(cp->set[1 - cur][q]);
+  const Fields<T> next = other_of(f);
   const long rows = fused_rows(f);
   const cuda::FusedPlan plan = cuda::plan_fused(split.owned, rows, g_sm_count, fused_blocks_per_sm<T>(rows));
   if (plan.blocks() > 0) {
@@ -307,12 +317,33 @@ __device__ inline T all_ones() {  // a NaN
   }
 }
 
-// NaN in the row padding (entries k = n2+2 .. sy-1 of every row).
+// NaN in the row padding (entries k = n2+g2+1 .. sy-g2 of every row, Layout in stencil.hpp).
 template <typename T>
-__global__ void poison_padding(T* a, long rows, long width, long sy) {
+__global__ void poison_padding(T* a, long i_lo, long j_lo, long nj, long rows, long sx, long sy, long pad_lo,
+                               long pad_hi) {
   const long r = long(blockIdx.x) * blockDim.y + threadIdx.y;
   if (r >= rows) return;
-  for (long k = width + threadIdx.x; k < sy; k += blockDim.x) a[r * sy + k] = all_ones<T>();
+  T* row = a + (i_lo + r / nj) * sx + (j_lo + r % nj) * sy;
+  for (long k = pad_lo + threadIdx.x; k < pad_hi; k += blockDim.x) row[k] = all_ones<T>();
+}
+
+// Every component in a box (ghosts allowed), in (comp, i, j, k) order: to (kPack) or from
+// a contiguous buffer (pack_box / unpack_box of the wavefront kernel's deep halo).
+template <typename T, bool kPack>
+__global__ void box_kernel(DevFields<T> f, Box b, T* buf) {
+  const long nk = b.hi[2] - b.lo[2], nj = b.hi[1] - b.lo[1], ni = b.hi[0] - b.lo[0];
+  const long k = long(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= nk) return;
+  for (long r = long(blockIdx.y) * blockDim.y + threadIdx.y; r < 6 * ni * nj; r += long(gridDim.y) * blockDim.y) {
+    const int c = int(r / (ni * nj));
+    const long i = b.lo[0] + (r / nj) % ni, j = b.lo[1] + r % nj;
+    T* comp = c == 0 ? f.ex : c == 1 ? f.ey : c == 2 ? f.ez : c == 3 ? f.hx : c == 4 ? f.hy : f.hz;
+    T& x = comp[i * f.sx + j * f.sy + b.lo[2] + k];
+    if (kPack)
+      buf[r * nk + k] = x;
+    else
+      x = buf[r * nk + k];
+  }
 }
 
 using cuda::Face;
@@ -459,9 +490,17 @@ void check_fits(const Fields<T>& f, std::size_t bytes_per_array) {
                      std::to_string(cuda::kFusedWarps) + " rows (the rows of threads in a block)");
   const std::size_t smem = cuda::fused_smem_bytes<T>(fused_rows(f));
   if (smem > g_smem_optin)
-    throw UsageError("--tile " + std::to_string(fused_rows(f)) + ": a tile of that many rows needs " +
+    throw UsageError("--tile " + std::to_string(fused_rows(f)) + ": the fused kernel's tile of that many rows needs " +
                      std::to_string(smem / 1024) + " KiB of shared memory per block in " + prec + ", more than the " +
                      std::to_string(g_smem_optin / 1024) + " KiB " + g_device_name + " allows");
+  if (cuda_backend::wavefront_requested()) {
+    const long rows = f.tile > 0 ? f.tile : cuda_backend::sweep_default_rows<T>();
+    const std::size_t need = cuda_backend::sweep_smem_bytes<T>(rows);
+    if (need > g_smem_optin)
+      throw UsageError("--tile " + std::to_string(rows) + ": the wavefront kernel's tile of that many rows needs " +
+                       std::to_string(need / 1024) + " KiB of shared memory per block in " + prec + ", more than the " +
+                       std::to_string(g_smem_optin / 1024) + " KiB " + g_device_name + " allows");
+  }
   std::size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   const double need = 12.0 * double(bytes_per_array);
@@ -476,11 +515,12 @@ void check_fits(const Fields<T>& f, std::size_t bytes_per_array) {
 
 template <typename T>
 void allocate(Fields<T>& f) {
-  constexpr long A = cuda::align_elems<T>();
-  f.sy = cuda::padded_row<T>(f.n[2]);
-  f.sx = f.sy * (f.n[1] + 2);
-  f.count = std::size_t(f.sx) * std::size_t(f.n[0] + 2);
-  const std::size_t bytes = (f.count + std::size_t(A)) * sizeof(T);
+  for (long& g : f.ghost) g = std::max<long>(1, g);
+  const cuda::Layout l = cuda::layout_of<T>(f.n, f.ghost);
+  f.sy = l.sy;
+  f.sx = l.sx;
+  f.count = std::size_t(l.count);
+  const std::size_t bytes = std::size_t(l.elems) * sizeof(T);
   check_fits(f, bytes);
   Copies cp{};
   for (int set = 0; set < 2; ++set)
@@ -490,20 +530,24 @@ void allocate(Fields<T>& f) {
         (void)cudaGetLastError();
         for (auto& row : cp.set)
           for (void* q : row)
-            if (q) CUDA_CHECK(cudaFree(static_cast<T*>(q) - (A - 1)));
+            if (q) CUDA_CHECK(cudaFree(static_cast<T*>(q) - l.slack));
         throw std::bad_alloc();
       }
-      // Shift so that owned k = 1 of every row starts a 128-byte line (cudaMalloc is 256 B aligned).
-      T* comp = static_cast<T*>(p) + (A - 1);
+      // Shifted so that owned k = 1 of every row starts a 128-byte line (cudaMalloc is 256 B aligned).
+      T* comp = static_cast<T*>(p) + l.slack;
       cp.set[set][c] = comp;
       CUDA_CHECK(cudaMemset(p, 0, bytes));
       if (poison()) {
-        CUDA_CHECK(cudaMemset(p, 0xff, sizeof(T) * std::size_t(A - 1)));
-        const long rows = (f.n[0] + 2) * (f.n[1] + 2);
-        poison_padding<T><<<unsigned((rows + 7) / 8), dim3(32, 8)>>>(comp, rows, f.n[2] + 2, f.sy);
+        const long low = (1 - f.ghost[0]) * l.sx + (1 - f.ghost[1]) * l.sy + (1 - f.ghost[2]);  // lowest entry
+        CUDA_CHECK(cudaMemset(p, 0xff, sizeof(T) * std::size_t(l.slack + low)));
+        const long nj = f.n[1] + 2 * f.ghost[1], rows = (f.n[0] + 2 * f.ghost[0]) * nj;
+        poison_padding<T><<<unsigned((rows + 7) / 8), dim3(32, 8)>>>(comp, 1 - f.ghost[0], 1 - f.ghost[1], nj, rows,
+                                                                    l.sx, l.sy, f.n[2] + f.ghost[2] + 1,
+                                                                    l.sy - f.ghost[2] + 1);
         CUDA_CHECK_LAUNCH("poison_padding");
       }
     }
+  cp.slack = l.slack;
   for (int c = 0; c < 6; ++c) f.comp[c] = static_cast<T*>(cp.set[0][c]);
   g_copies.push_back(cp);
   finish();
@@ -514,13 +558,14 @@ void release(Fields<T>& f) {
   for (auto it = g_copies.begin(); it != g_copies.end(); ++it)
     if (it->set[0][0] == f.comp[0] || it->set[1][0] == f.comp[0]) {
       for (auto& row : it->set)
-        for (void* q : row) CUDA_CHECK(cudaFree(static_cast<T*>(q) - (cuda::align_elems<T>() - 1)));
+        for (void* q : row) CUDA_CHECK(cudaFree(static_cast<T*>(q) - it->slack));
       g_copies.erase(it);
       break;
     }
   for (auto& p : f.comp) p = nullptr;
   g_partials.free();
   g_result.free();
+  g_scratch.free();
 }
 
 template <typename T>
@@ -625,8 +670,79 @@ void div_e(const Fields<T>& f, double* div_max, double* e_max) {
   std::memcpy(e_max, &host[1], sizeof(double));
 }
 
+// The wavefront kernel's deep halo: every component of a box (ghosts allowed), (comp, i,
+// j, k) order, to or from host memory through device scratch.
+template <typename T>
+std::size_t pack_box(const Fields<T>& f, const Box& b, T* buf) {
+  if (b.empty()) return 0;
+  const long nk = b.hi[2] - b.lo[2], rows = 6 * (b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]);
+  const std::size_t n = std::size_t(rows) * std::size_t(nk);
+  T* d = static_cast<T*>(g_scratch.get(n * sizeof(T)));
+  box_kernel<T, true><<<dim3(unsigned((nk + 63) / 64), unsigned(std::min<long>((rows + 3) / 4, 65535))), dim3(64, 4)>>>(
+      dev(f), b, d);
+  CUDA_CHECK_LAUNCH("box_kernel<pack>");
+  CUDA_CHECK(cudaMemcpy(buf, d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return n;
+}
+
+template <typename T>
+void unpack_box(Fields<T>& f, const Box& b, const T* buf) {
+  if (b.empty()) return;
+  const long nk = b.hi[2] - b.lo[2], rows = 6 * (b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]);
+  const std::size_t n = std::size_t(rows) * std::size_t(nk);
+  T* d = static_cast<T*>(g_scratch.get(n * sizeof(T)));
+  CUDA_CHECK(cudaMemcpy(d, buf, n * sizeof(T), cudaMemcpyHostToDevice));
+  box_kernel<T, false><<<dim3(unsigned((nk + 63) / 64), unsigned(std::min<long>((rows + 3) / 4, 65535))), dim3(64, 4)>>>(
+      dev(f), b, d);
+  CUDA_CHECK_LAUNCH("box_kernel<unpack>");
+  finish();
+}
+
 YEE_INSTANTIATE_CONTRACT(float)
 YEE_INSTANTIATE_CONTRACT(double)
+template std::size_t pack_box<float>(const Fields<float>&, const Box&, float*);
+template std::size_t pack_box<double>(const Fields<double>&, const Box&, double*);
+template void unpack_box<float>(Fields<float>&, const Box&, const float*);
+template void unpack_box<double>(Fields<double>&, const Box&, const double*);
+
+namespace cuda_backend {
+
+int sm_count() { return g_sm_count; }
+std::size_t smem_optin() { return g_smem_optin; }
+const std::string& device_name() { return g_device_name; }
+void finish() { kernels::finish(); }
+void* scratch(std::size_t bytes) { return g_scratch.get(bytes); }
+template <typename T>
+void launch_h(Fields<T>& f, const Box& box, T c) {
+  kernels::launch_h(f, box, c, nullptr);
+}
+template <typename T>
+void launch_e(Fields<T>& f, const Box& box, T c) {
+  kernels::launch_e(f, box, c);
+}
+template <typename T>
+void launch_fused(Fields<T>& f, const cuda::FusedSplit& split, T c) {
+  kernels::launch_fused(f, split, c);
+}
+template <typename T>
+Fields<T> other_copy(const Fields<T>& f) {
+  return other_of(f);
+}
+template <typename T>
+long tile_rows(const Fields<T>& f, long default_rows) {
+  return f.tile > 0 ? f.tile : default_rows;
+}
+
+#define YEE_CUDA_BACKEND_INSTANTIATE(T)                                   \
+  template void launch_h<T>(Fields<T>&, const Box&, T);                   \
+  template void launch_e<T>(Fields<T>&, const Box&, T);                   \
+  template void launch_fused<T>(Fields<T>&, const cuda::FusedSplit&, T);  \
+  template Fields<T> other_copy<T>(const Fields<T>&);                     \
+  template long tile_rows<T>(const Fields<T>&, long);
+YEE_CUDA_BACKEND_INSTANTIATE(float)
+YEE_CUDA_BACKEND_INSTANTIATE(double)
+
+}  // namespace cuda_backend
 
 }  // namespace kernels
 }  // namespace yee

@@ -43,6 +43,27 @@ constexpr long padded_row(long n2) {
   return (n2 + 2 + align_elems<T>() - 1) / align_elems<T>() * align_elems<T>();
 }
 
+// Array layout with g[d] ghost layers per side (one, except along the axes the wavefront
+// kernel's halos cross on several ranks): index (i, j, k) is comp[i*sx + j*sy + k] for i in
+// 1-g0 .. n0+g0 (likewise j, k); rows hold n2 + 2 g2 entries padded to 128 bytes; comp is
+// `slack` elements into an allocation of `elems`, so that k = 1 of every row starts a
+// 128-byte line (the allocation being 256-byte aligned) and the lowest ghost entry is inside.
+// The row padding of row (i, j) is k = n2+g2+1 .. sy-g2.
+struct Layout {
+  long sy, sx, slack, elems, count;
+};
+template <typename T>
+Layout layout_of(const long n[3], const long g[3]) {
+  constexpr long A = align_elems<T>();
+  Layout l;
+  l.sy = (n[2] + 2 * g[2] + A - 1) / A * A;
+  l.sx = l.sy * (n[1] + 2 * g[1]);
+  l.slack = ((g[0] - 1) * l.sx + (g[1] - 1) * l.sy + g[2] + A - 1) / A * A - 1;
+  l.elems = l.slack + (n[0] + g[0] + 1) * l.sx;
+  l.count = (n[0] + 2 * g[0]) * l.sx;
+  return l;
+}
+
 // What a kernel needs of Fields, by value.
 template <typename T>
 struct DevFields {

@@ -1,0 +1,353 @@
+#pragma once
+// The CUDA wavefront kernel's sweep: TB time steps per pass over the fields, as a block
+// program the host test can run (like fused_block.hpp, whose tile, copies and barriers it
+// extends; design: solver/NOTES-cuda.md, "Temporal blocking").
+//
+// A block owns a tile of 32 k x J j cells and streams along i through a chunk of planes,
+// reading E^n, H^{n-1/2} from one copy of the fields and writing E^{n+TB}, H^{n+TB-1/2} of
+// its tile into the other. Step s (1..TB) is computed on the tile grown by TB-s cells on
+// every side (H one more on the low sides): the cone of cells the last step depends on,
+// recomputed redundantly by neighbouring blocks, so no block waits for another. Along i,
+// step s runs s-1 planes behind step 1 (front p: step s at plane p-s+1), and each step
+// keeps the planes its successor still reads in shared memory: E^n three (one arriving),
+// H^{n-1/2} two, and two of each intermediate E^s and H^s. Only one rank (no neighbours):
+// cells on the ghost layers keep E^n (walls), and H there is read only by walls' E.
+#include <algorithm>
+#include <cstddef>
+
+#include "backends/checksum_hash.hpp"  // YEE_HD
+#include "backends/cuda/fused_block.hpp"
+#include "kernel_contract.hpp"
+
+namespace yee {
+namespace cuda {
+
+// Shared-memory row of the sweep: the interior k0..k0+31 starts on a 16-byte boundary after
+// at least TB entries for the low-side cone.
+template <typename T, int TB>
+struct SweepRow {
+  static constexpr int kChunk = 16 / int(sizeof(T));
+  static constexpr int kPad = (TB + kChunk - 1) / kChunk * kChunk;
+  static constexpr int kStride = kBlockK + 2 * kPad;
+  static constexpr int kChunks = kBlockK / kChunk;
+};
+
+// Shared buffers, each [rows + 2 TB][kStride] of one component and plane.
+template <int TB>
+constexpr int sweep_buffers() {
+  return 3 * 3 + 2 * 3 + 2 * 3 * TB + 2 * 3 * (TB - 1);  // E^n, H^{n-1/2}, H^1..H^TB, E^1..E^{TB-1}
+}
+template <typename T, int TB>
+constexpr std::size_t sweep_smem_elems(long rows) {
+  return std::size_t(sweep_buffers<TB>()) * std::size_t(rows + 2 * TB) * SweepRow<T, TB>::kStride;
+}
+template <typename T, int TB>
+constexpr std::size_t sweep_smem_bytes(long rows) {
+  return sweep_smem_elems<T, TB>(rows) * sizeof(T);
+}
+
+// Rows are indexed from j0-TB (row 0), columns from k0-kPad.
+template <typename T, int TB>
+struct SweepShared {
+  T* base;
+  long rows;  // J
+  YEE_HD long plane_elems() const { return (rows + 2 * TB) * SweepRow<T, TB>::kStride; }
+  // buffer b: E^n planes 0..8, H^{n-1/2} 9..14, H^s 15 + 6 (s-1) .., E^s 15 + 6 TB + 6 (s-1) ..
+  YEE_HD T* buf(int b, long row) const { return base + b * plane_elems() + row * SweepRow<T, TB>::kStride; }
+  YEE_HD T* e0(long plane, int c, long row) const { return buf(int(plane % 3) * 3 + c, row); }
+  YEE_HD T* h0(long plane, int c, long row) const { return buf(9 + int(plane % 2) * 3 + c, row); }
+  YEE_HD T* h(int s, long plane, int c, long row) const { return buf(15 + 6 * (s - 1) + int(plane % 2) * 3 + c, row); }
+  // E^s for 1 <= s < TB (E^0: the E^n planes).
+  YEE_HD T* e(int s, long plane, int c, long row) const {
+    return s == 0 ? e0(plane, c, row) : buf(15 + 6 * TB + 6 * (s - 1) + int(plane % 2) * 3 + c, row);
+  }
+};
+
+struct SweepProbe {
+  long i, j, k;
+  int id;
+};
+
+// What every block of one sweep shares.
+template <typename T>
+struct SweepArgs {
+  DevFields<T> src, dst;
+  Box owned;
+  long rows, tiles_j, span;
+  T c;
+  // Soft source: Ez at `source` += source_value[s-1] right after step s updates E there.
+  bool has_source;
+  long source[3];
+  double source_value[8];
+  // Probes: samples[(t0 + s - 1) * stride + id] = component probe_comp at the probe after step s.
+  const SweepProbe* probes;
+  int nprobes, probe_comp;
+  double* samples;
+  long stride, t0;
+};
+
+template <typename T>
+YEE_HD inline FusedTile sweep_tile(const SweepArgs<T>& a, long bx, long tj, long bz) {
+  FusedTile t;
+  t.k0 = a.owned.lo[2] + bx * kBlockK;
+  t.j0 = a.owned.lo[1] + tj * a.rows;
+  t.i0 = a.owned.lo[0] + bz * a.span;
+  t.i1 = t.i0 + a.span < a.owned.hi[0] ? t.i0 + a.span : a.owned.hi[0];
+  return t;
+}
+
+YEE_HD inline long clampl(long x, long lo, long hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+// ---------------------------------------------------------------------------- copies
+
+// One plane of three components (E^n: e = true; H^{n-1/2}: e = false) over rows
+// [jlo, jhi) and columns [klo, khi) (clipped to the arrays' ghost layers by the caller),
+// into the shared buffers: 16-byte chunks of the interior, single entries beyond it.
+template <typename T, int TB, typename Mover>
+YEE_HD inline void sweep_copy(const SweepArgs<T>& a, const SweepShared<T, TB>& s, const FusedTile& t, long plane,
+                              bool e, long jlo, long jhi, long klo, long khi, int tid, Mover& mv) {
+  using R = SweepRow<T, TB>;
+  const long left = t.k0 - klo, right = khi - (t.k0 + kBlockK);  // single entries each side (may be < 0)
+  const long lpieces = left > 0 ? left : 0, rpieces = right > 0 ? right : 0;
+  const long pieces = R::kChunks + lpieces + rpieces, rows = jhi - jlo;
+  if (rows <= 0) return;
+  for (long q = tid; q < 3 * rows * pieces; q += kFusedThreads) {
+    const int c = int(q / (rows * pieces));
+    const long rem = q - long(c) * rows * pieces;
+    const long rr = rem / pieces, piece = rem - rr * pieces;
+    const long j = jlo + rr, row = j - (t.j0 - TB);
+    const T* base = e ? (c == 0 ? a.src.ex : c == 1 ? a.src.ey : a.src.ez)
+                      : (c == 0 ? a.src.hx : c == 1 ? a.src.hy : a.src.hz);
+    const T* g = base + plane * a.src.sx + j * a.src.sy;
+    T* d = e ? s.e0(plane, c, row) : s.h0(plane, c, row);
+    if (piece < R::kChunks) {
+      const long k = t.k0 + piece * R::kChunk;
+      if (k + R::kChunk <= khi) {
+        mv.template copy<16>(d + R::kPad + piece * R::kChunk, g + k);
+      } else {
+        for (long x = 0; x < R::kChunk && k + x < khi; ++x)
+          mv.template copy<int(sizeof(T))>(d + R::kPad + piece * R::kChunk + x, g + k + x);
+      }
+    } else {
+      const long k = piece - R::kChunks < lpieces ? klo + (piece - R::kChunks)
+                                                 : t.k0 + kBlockK + (piece - R::kChunks - lpieces);
+      mv.template copy<int(sizeof(T))>(d + R::kPad + (k - t.k0), g + k);
+    }
+  }
+}
+
+// E^n of plane x over the cone of step 1 (rows and columns j0-TB .. j0+J+TB-1, clipped to
+// the ghost layers), H^{n-1/2} over H^1's region.
+template <typename T, int TB, typename Mover>
+YEE_HD inline void sweep_copy_e(const SweepArgs<T>& a, const SweepShared<T, TB>& s, const FusedTile& t, long x,
+                                int tid, Mover& mv) {
+  if (x < 0 || x > a.owned.hi[0]) return;
+  sweep_copy(a, s, t, x, true, clampl(t.j0 - TB, 0, a.owned.hi[1] + 1),
+             clampl(t.j0 + s.rows + TB, 0, a.owned.hi[1] + 1), clampl(t.k0 - TB, 0, a.owned.hi[2] + 1),
+             clampl(t.k0 + kBlockK + TB, 0, a.owned.hi[2] + 1), tid, mv);
+}
+template <typename T, int TB, typename Mover>
+YEE_HD inline void sweep_copy_h(const SweepArgs<T>& a, const SweepShared<T, TB>& s, const FusedTile& t, long x,
+                                int tid, Mover& mv) {
+  if (x < 0 || x >= a.owned.hi[0]) return;
+  sweep_copy(a, s, t, x, false, clampl(t.j0 - TB, 0, a.owned.hi[1]), clampl(t.j0 + s.rows + TB - 1, 0, a.owned.hi[1]),
+             clampl(t.k0 - TB, 0, a.owned.hi[2]), clampl(t.k0 + kBlockK + TB - 1, 0, a.owned.hi[2]), tid, mv);
+}
+
+// Fronts of the sweep over the tile's chunk: step 1 runs planes i0-TB .. i1+TB-2.
+YEE_HD inline long sweep_first_front(const FusedTile& t, int tb) { return t.i0 - tb; }
+YEE_HD inline long sweep_last_front(const FusedTile& t, int tb) { return t.i1 + tb - 2; }
+
+template <typename T, int TB, typename Mover>
+YEE_HD inline void sweep_copy_first(const SweepArgs<T>& a, const SweepShared<T, TB>& s, const FusedTile& t, int tid,
+                                    Mover& mv) {
+  const long p = sweep_first_front(t, TB);
+  sweep_copy_e(a, s, t, p, tid, mv);
+  sweep_copy_e(a, s, t, p + 1, tid, mv);
+  sweep_copy_h(a, s, t, p, tid, mv);
+}
+// At front p: E^n of plane p+2 and H^{n-1/2} of plane p+1 start arriving.
+template <typename T, int TB, typename Mover>
+YEE_HD inline void sweep_copy_next(const SweepArgs<T>& a, const SweepShared<T, TB>& s, const FusedTile& t, long p,
+                                   int tid, Mover& mv) {
+  if (p + 2 <= t.i1 + TB - 1) sweep_copy_e(a, s, t, p + 2, tid, mv);
+  if (p + 1 <= t.i1 + TB - 2) sweep_copy_h(a, s, t, p + 1, tid, mv);
+}
+
+// ---------------------------------------------------------------------------- updates
+
+// Step s at front p works on plane p-s+1: H^s where the plane is in [i0-(TB-s)-1, i1+(TB-s))
+// and E^s where it is in [i0-(TB-s), i1+(TB-s)), both within the arrays.
+template <int TB>
+YEE_HD inline bool sweep_h_plane(const FusedTile& t, const Box& owned, int s, long q) {
+  return q >= t.i0 - (TB - s) - 1 && q < t.i1 + (TB - s) && q >= 0 && q < owned.hi[0];
+}
+template <int TB>
+YEE_HD inline bool sweep_e_plane(const FusedTile& t, const Box& owned, int s, long q) {
+  return q >= t.i0 - (TB - s) && q < t.i1 + (TB - s) && q >= 0 && q <= owned.hi[0];
+}
+
+// H^s of one cell from E^{s-1} and H^{s-1} in shared memory (row_updates.hpp: h_row).
+template <typename T, int TB>
+YEE_HD inline void sweep_h_cell(const SweepShared<T, TB>& sh, int s, long q, long row, long col, T c, T out[3]) {
+  const T* ex = sh.e(s - 1, q, 0, row);
+  const T* ey = sh.e(s - 1, q, 1, row);
+  const T* ez = sh.e(s - 1, q, 2, row);
+  const T ex_j = sh.e(s - 1, q, 0, row + 1)[col], ez_j = sh.e(s - 1, q, 2, row + 1)[col];
+  const T ey_i = sh.e(s - 1, q + 1, 1, row)[col], ez_i = sh.e(s - 1, q + 1, 2, row)[col];
+  const T hx = s == 1 ? sh.h0(q, 0, row)[col] : sh.h(s - 1, q, 0, row)[col];
+  const T hy = s == 1 ? sh.h0(q, 1, row)[col] : sh.h(s - 1, q, 1, row)[col];
+  const T hz = s == 1 ? sh.h0(q, 2, row)[col] : sh.h(s - 1, q, 2, row)[col];
+  out[0] = hx - c * ((ez_j - ez[col]) - (ey[col + 1] - ey[col]));
+  out[1] = hy - c * ((ex[col + 1] - ex[col]) - (ez_i - ez[col]));
+  out[2] = hz - c * ((ey_i - ey[col]) - (ex_j - ex[col]));
+}
+
+// E^s of one cell at (q, j, k) (shared row, col) from H^s and E^{s-1}; PEC and the source
+// (row_updates.hpp: e_row; the time loop's add_to). Off the owned box E^{s-1} is kept.
+template <typename T, int TB>
+YEE_HD inline void sweep_e_cell(const SweepArgs<T>& a, const SweepShared<T, TB>& sh, int s, long q, long j, long k,
+                                long row, long col, T out[3]) {
+  T ex = sh.e(s - 1, q, 0, row)[col], ey = sh.e(s - 1, q, 1, row)[col], ez = sh.e(s - 1, q, 2, row)[col];
+  const Box& o = a.owned;
+  if (q >= o.lo[0] && q < o.hi[0] && j >= o.lo[1] && j < o.hi[1] && k >= o.lo[2] && k < o.hi[2]) {
+    const T* hx = sh.h(s, q, 0, row);
+    const T* hy = sh.h(s, q, 1, row);
+    const T* hz = sh.h(s, q, 2, row);
+    const T hy_p = sh.h(s, q - 1, 1, row)[col], hz_p = sh.h(s, q - 1, 2, row)[col];
+    const T hx_j = sh.h(s, q, 0, row - 1)[col], hz_j = sh.h(s, q, 2, row - 1)[col];
+    ex = ex + a.c * ((hz[col] - hz_j) - (hy[col] - hy[col - 1]));
+    ey = ey + a.c * ((hx[col] - hx[col - 1]) - (hz[col] - hz_p));
+    ez = ez + a.c * ((hy[col] - hy_p) - (hx[col] - hx_j));
+    const bool wall_i = a.dst.goff[0] + q - 1 == 0, wall_j = a.dst.goff[1] + j - 1 == 0,
+               wall_k = a.dst.goff[2] + k - 1 == 0;
+    if (wall_i || wall_j) ez = T(0);
+    if (wall_i || wall_k) ey = T(0);
+    if (wall_j || wall_k) ex = T(0);
+    if (a.has_source && q == a.source[0] && j == a.source[1] && k == a.source[2])
+      ez = T(ez + T(a.source_value[s - 1]));
+  }
+  out[0] = ex, out[1] = ey, out[2] = ez;
+}
+
+// Front p, H phase of step s (plane q = p-s+1), thread tid. Intermediate steps: H^s on the
+// cone (rows j0-(TB-s)-1 .. j0+J+(TB-s)-1, likewise k, within 0..n), shared only. The
+// last step: the tile (stored to dst too) and its one-cell low ring.
+template <typename T, int TB>
+YEE_HD inline void sweep_h_phase(const SweepArgs<T>& a, const SweepShared<T, TB>& sh, const FusedTile& t, int s,
+                                 long p, int tid) {
+  using R = SweepRow<T, TB>;
+  const long q = p - s + 1;
+  if (!sweep_h_plane<TB>(t, a.owned, s, q)) return;
+  const long g = TB - s;  // cone growth of this step
+  const long jlo = clampl(t.j0 - g - 1, 0, a.owned.hi[1]), jhi = clampl(t.j0 + sh.rows + g, 0, a.owned.hi[1]);
+  const long klo = clampl(t.k0 - g - 1, 0, a.owned.hi[2]), khi = clampl(t.k0 + kBlockK + g, 0, a.owned.hi[2]);
+  const long nr = jhi - jlo, nc = khi - klo;
+  T v[3];
+  if (s < TB) {
+    for (long x = tid; x < nr * nc; x += kFusedThreads) {
+      const long rr = x / nc, j = jlo + rr, k = klo + (x - rr * nc);
+      const long row = j - (t.j0 - TB), col = R::kPad + (k - t.k0);
+      sweep_h_cell(sh, s, q, row, col, a.c, v);
+      for (int w = 0; w < 3; ++w) sh.h(s, q, w, row)[col] = v[w];
+    }
+    return;
+  }
+  // Last step: tile cells (coalesced stores), then the ring row j0-1 and column k0-1.
+  const bool store = q >= t.i0;
+  const int tx = tid % kBlockK, ty = tid / kBlockK;
+  const long k = t.k0 + tx;
+  if (k < a.owned.hi[2])
+    for (long r = ty; r < sh.rows && t.j0 + r < a.owned.hi[1]; r += kFusedWarps) {
+      const long row = TB + r, col = R::kPad + tx;
+      sweep_h_cell(sh, s, q, row, col, a.c, v);
+      for (int w = 0; w < 3; ++w) sh.h(s, q, w, row)[col] = v[w];
+      if (store) {
+        const long o = q * a.dst.sx + (t.j0 + r) * a.dst.sy + k;
+        a.dst.hx[o] = v[0];
+        a.dst.hy[o] = v[1];
+        a.dst.hz[o] = v[2];
+      }
+    }
+  for (long x = tid; x < kBlockK + 1 + sh.rows; x += kFusedThreads) {
+    long j, kk;
+    if (x <= kBlockK) {
+      j = t.j0 - 1, kk = t.k0 - 1 + x;
+      if (kk >= a.owned.hi[2]) continue;
+    } else {
+      j = t.j0 + (x - kBlockK - 1), kk = t.k0 - 1;
+      if (j >= a.owned.hi[1]) continue;
+    }
+    const long row = j - (t.j0 - TB), col = R::kPad + (kk - t.k0);
+    sweep_h_cell(sh, s, q, row, col, a.c, v);
+    for (int w = 0; w < 3; ++w) sh.h(s, q, w, row)[col] = v[w];
+  }
+}
+
+// Front p, E phase of step s (plane q = p-s+1). Intermediate steps: E^s on the cone (rows
+// j0-(TB-s) .. j0+J+(TB-s)-1, likewise k, within 0..n+1), shared only. The last step: the
+// tile's owned cells, stored to dst.
+template <typename T, int TB>
+YEE_HD inline void sweep_e_phase(const SweepArgs<T>& a, const SweepShared<T, TB>& sh, const FusedTile& t, int s,
+                                 long p, int tid) {
+  using R = SweepRow<T, TB>;
+  const long q = p - s + 1;
+  if (!sweep_e_plane<TB>(t, a.owned, s, q)) return;
+  T v[3];
+  if (s < TB) {
+    const long g = TB - s;
+    const long jlo = clampl(t.j0 - g, 0, a.owned.hi[1] + 1), jhi = clampl(t.j0 + sh.rows + g, 0, a.owned.hi[1] + 1);
+    const long klo = clampl(t.k0 - g, 0, a.owned.hi[2] + 1), khi = clampl(t.k0 + kBlockK + g, 0, a.owned.hi[2] + 1);
+    const long nr = jhi - jlo, nc = khi - klo;
+    for (long x = tid; x < nr * nc; x += kFusedThreads) {
+      const long rr = x / nc, j = jlo + rr, k = klo + (x - rr * nc);
+      const long row = j - (t.j0 - TB), col = R::kPad + (k - t.k0);
+      sweep_e_cell(a, sh, s, q, j, k, row, col, v);
+      for (int w = 0; w < 3; ++w) sh.e(s, q, w, row)[col] = v[w];
+    }
+    return;
+  }
+  if (q < t.i0) return;
+  const int tx = tid % kBlockK, ty = tid / kBlockK;
+  const long k = t.k0 + tx;
+  if (k >= a.owned.hi[2]) return;
+  for (long r = ty; r < sh.rows && t.j0 + r < a.owned.hi[1]; r += kFusedWarps) {
+    const long j = t.j0 + r;
+    sweep_e_cell(a, sh, s, q, j, k, TB + r, R::kPad + tx, v);
+    const long o = q * a.dst.sx + j * a.dst.sy + k;
+    a.dst.ex[o] = v[0];
+    a.dst.ey[o] = v[1];
+    a.dst.ez[o] = v[2];
+  }
+}
+
+// After the E phase of step s at front p (and a barrier): the probes this block owns (its
+// tile and chunk) on plane p-s+1 record the component after step s. E of the last step is
+// read back from dst, everything else from shared memory.
+template <typename T, int TB>
+YEE_HD inline void sweep_probes(const SweepArgs<T>& a, const SweepShared<T, TB>& sh, const FusedTile& t, int s,
+                                long p, int tid) {
+  using R = SweepRow<T, TB>;
+  const long q = p - s + 1;
+  for (int x = tid; x < a.nprobes; x += kFusedThreads) {
+    const SweepProbe& pr = a.probes[x];
+    if (pr.i != q || pr.i < t.i0 || pr.i >= t.i1 || pr.j < t.j0 || pr.j >= t.j0 + sh.rows || pr.k < t.k0 ||
+        pr.k >= t.k0 + kBlockK)
+      continue;
+    const long row = pr.j - (t.j0 - TB), col = R::kPad + (pr.k - t.k0);
+    const int c = a.probe_comp;
+    double v;
+    if (c >= 3) {
+      v = double(sh.h(s, q, c - 3, row)[col]);
+    } else if (s < TB) {
+      v = double(sh.e(s, q, c, row)[col]);
+    } else {
+      const T* comp = c == 0 ? a.dst.ex : c == 1 ? a.dst.ey : a.dst.ez;
+      v = double(comp[q * a.dst.sx + pr.j * a.dst.sy + pr.k]);
+    }
+    a.samples[(a.t0 + s - 1) * a.stride + pr.id] = v;
+  }
+}
+
+}  // namespace cuda
+}  // namespace yee
