@@ -5,7 +5,8 @@ when the machine has none):
     energies equal to the precision's round-off, probe series within a precision-sized
     tolerance (reported) and bitwise equal;
   - GPU runs on 1..8 ranks (sharing the GPU round-robin) give bitwise-identical fields
-    for both halo paths (host staging; CUDA-aware MPI when the MPI library has it);
+    for both halo paths (host staging; CUDA-aware MPI when the MPI library has it), and
+    so does the wavefront kernel on 1 (sweeps), 2 and 3 ranks (deep halos);
   - the report names the backend and its bytes-per-cell model (12 words per cell: the
     fused kernel reads and writes E and H once).
 Every GPU run has YEE_POISON=1: row padding and message buffers start as NaN, so a
@@ -48,7 +49,7 @@ def yee(binary, args, ranks=1):
 
 
 for precision, energy_tol, field_tol in (("f32", 1e-6, 1e-5), ("f64", 1e-13, 1e-12)):
-    for kernel in ("fused", "split"):
+    for kernel in ("fused", "split", "wavefront"):
         args = COMMON + ["--precision", precision, "--kernel", kernel]
         cpu, gpu = yee(CPU, args), yee(YEE, args)
         label = "%s %s" % (precision, kernel)
@@ -69,6 +70,12 @@ for precision, energy_tol, field_tol in (("f32", 1e-6, 1e-5), ("f64", 1e-13, 1e-
               "%s: bytes_per_cell %s is the 12-word model" % (label, gpu["bytes_per_cell"]))
 
 CASES = [(2, "2x1x1"), (2, "1x1x2"), (3, "1x3x1"), (4, "2x2x1"), (6, "1x2x3"), (8, "2x2x2")]
+# The wavefront kernel on several ranks: deep halos through pack_box/unpack_box, passes of
+# the split kernels over the halo boxes; on one rank, sweeps of two steps (the energy every
+# 4 steps cuts passes to 3 steps: a sweep and a fused step, with the source and probes).
+WAVEFRONT = [(2, "2x1x1", ["--kernel", "wavefront", "--time-block", 3]),
+             (3, "1x3x1", ["--kernel", "wavefront"]),
+             (1, "1x1x1", ["--kernel", "wavefront", "--time-block", 5])]
 for precision in ("f32", "f64"):
     base = COMMON + ["--precision", precision]
     ref = yee(YEE, base)
@@ -78,6 +85,12 @@ for precision in ("f32", "f64"):
             check(rep["checksum"] == ref["checksum"] and rep["_probes"] == ref["_probes"],
                   "%s GPU ranks=%d %s %s: checksum %s == 1 rank %s" % (
                       precision, ranks, dims, " ".join(paths), rep["checksum"], ref["checksum"]))
+    for ranks, dims, extra in WAVEFRONT:
+        rep = yee(YEE, base + ["--decomp", dims] + extra, ranks=ranks)
+        check(rep["checksum"] == ref["checksum"] and rep["_probes"] == ref["_probes"] and rep["time_block"]["passes"] > 0,
+              "%s GPU ranks=%d %s %s: checksum %s == fused 1 rank %s (%s passes)" % (
+                  precision, ranks, dims, " ".join(map(str, extra)), rep["checksum"], ref["checksum"],
+                  rep["time_block"]["passes"]))
 
 # The comparison can fail: one more step changes the checksum.
 other = yee(YEE, GRID + ["--steps", 41, "--init-mode", "pulse", "--precision", "f64"])

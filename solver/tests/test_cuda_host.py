@@ -33,7 +33,8 @@ for spec in os.environ.get("YEE_CUDA_ARCHS", "90").replace(",", ";").split(";"):
 # Usage errors are decided before any device is touched.
 for args, needle in ((["--cuda-aware", "maybe"], "--cuda-aware: 'maybe' is not one of auto|on|off"),
                      (["--cuda-aware"], "--cuda-aware needs a value"),
-                     (["--gpu-per-rank=yes"], "--gpu-per-rank takes no value")):
+                     (["--gpu-per-rank=yes"], "--gpu-per-rank takes no value"),
+                     (["--kernel", "blocked"], "--kernel: 'blocked' is not one of fused|split|wavefront")):
     rc, out, err = run(["--nx", 8, "--ny", 8, "--nz", 8, "--steps", 1] + args)
     lines = err.strip().splitlines()
     check(rc == 2 and len(lines) == 1 and lines[0].startswith("yee: error: ") and needle in lines[0] and not out,

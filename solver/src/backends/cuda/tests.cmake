@@ -28,5 +28,6 @@ foreach(_t cavity_modes:test_cavity.py energy_conservation:test_energy.py
   yee_test(cuda_${_name} test_cuda_suite.py ARGS ${_script} TIMEOUT 600 LABEL cuda-gpu)
 endforeach()
 yee_test(cuda_vs_cpu test_cuda_gpu.py TIMEOUT 900 LABEL cuda-gpu)
+yee_test(cuda_refusals test_cuda_refusals.py TIMEOUT 600 LABEL cuda-gpu)  # tiles and grids the GPU cannot run
 set_tests_properties(cuda_cavity_modes cuda_energy_conservation cuda_decomposition_invariance
-                     cuda_divergence_and_courant cuda_bad_input cuda_vs_cpu PROPERTIES SKIP_RETURN_CODE 77)
+                     cuda_divergence_and_courant cuda_bad_input cuda_vs_cpu cuda_refusals PROPERTIES SKIP_RETURN_CODE 77)
