@@ -36,3 +36,28 @@ def test_a_row_cut_short_is_no_row():
     table = osu.parse(cut)
     assert table.rows == osu.parse(measured).rows[:-1]
     assert not table.validation_failed
+
+
+def test_every_probing_check_marks_its_measured_run_last(tmp_path):
+    # the marker is the job's last line before its program, after the probe and every other run
+    # (the ping-pongs and the tuned twin of a collective), so what the parsers read is the program's
+    from checkfiles import check_file
+    from test_osu_checks import job_scripts, osu_home, reframe
+
+    from yeebench import single_copy
+    cases = {'OsuPt2Pt_': ('pt2pt.py', 'OsuPt2Pt%transport=ob1-vader%locality=intra%benchmark=osu_latency%buffers=host'),
+             'OsuCollective_': ('collectives.py', 'OsuCollective%case=allreduce:han%num_procs=2%buffers=host'),
+             'OsuCollectiveNodeCurve_': ('osu_node_curve.py', 'OsuCollectiveNodeCurve%case=allreduce:han'),
+             'NetPIPEPt2Pt_': ('pt2pt.py', 'NetPIPEPt2Pt%transport=ob1-vader%locality=intra')}
+    args = [a for check, name in cases.values() for a in ('-c', str(check_file(check)), '-n', name)]
+    out = reframe(tmp_path, *args, '--dry-run', env_extra={'OSU_HOME': str(osu_home(tmp_path))})
+    scripts = job_scripts(tmp_path)
+    assert out.returncode == 0 and len(scripts) == len(cases), out.stdout + out.stderr
+    for stage, script in scripts.items():
+        lines = [line for line in script.splitlines() if line.strip()]
+        marker = lines.index(single_copy.measured_run_marker())
+        assert marker == len(lines) - 2, (stage, lines[marker:])
+        assert f'> {single_copy.PROBE_OUTPUT} 2>&1' in script.split(single_copy.measured_run_marker())[0], stage
+        program = lines[-1]
+        assert 'mpirun' in program or program == 'bash sweep.sh', (stage, program)
+    assert sorted(next(p for p in cases if s.startswith(p)) for s in scripts) == sorted(cases)
