@@ -156,7 +156,7 @@ def measured_run_problem(np_out_text, stderr_text):
     if started == sizes:
         return None
     common = next((i for i, (a, b) in enumerate(zip(started, sizes)) if a != b), min(len(started), len(sizes)))
-    where = (f'first difference at row {common + 1}: np.out {_at(sizes, common)}, stderr {_at(started, common)}')
+    where = f'first difference at row {common + 1}: np.out {_at(sizes, common)}, stderr {_at(started, common)}'
     return (f'np.out holds {len(sizes)} sizes up to {sizes[-1]} B, the measured run\'s progress lines '
             f'{len(started)} up to {started[-1]} B ({where})')
 
