@@ -179,9 +179,12 @@ template <typename T>
 std::size_t sweep_smem_bytes(long rows) {
   return cuda::sweep_smem_bytes<T, kSweepSteps>(rows);
 }
+// 16 rows where a block of them fits the device's shared memory (H100/H200: f32 and f64),
+// else 8: taller tiles re-read less of the cone around them, and the registers hold the
+// sweep to two blocks per SM (f32) or one (f64) anyway.
 template <typename T>
 long sweep_default_rows() {
-  return 8;
+  return cuda::sweep_smem_bytes<T, kSweepSteps>(16) <= smem_optin() ? 16 : 8;
 }
 template std::size_t sweep_smem_bytes<float>(long);
 template std::size_t sweep_smem_bytes<double>(long);
