@@ -69,7 +69,7 @@ build: deps-system $(BUILD_TARGETS)
 	@echo "build: binaries in $(PREFIX)/bin"
 
 test-python: venv
-	$(VENV)/bin/pytest -q -p no:cacheprovider $(PYTEST_PATHS)
+	$(VENV)/bin/pytest -q -p no:cacheprovider --durations=25 $(PYTEST_PATHS)
 
 # TEST_JOBS=1 runs every stage in one line; TEST_BUDGET_MIN=0 lifts the time limit (CI stops at 90 minutes).
 TEST_JOBS       ?= 2

@@ -45,7 +45,10 @@ else
     log "apptainer build $sif $def (log: $out/apptainer-build.log)"
     # --disable-cache: each build's layers differ, and the user's cache (~/.apptainer/cache) would keep
     # every one of them (about 210 MB a build).
-    "$app" build --notest --disable-cache "$sif.tmp" "$def" > "$out/apptainer-build.log" 2>&1 \
+    # gzip at level 1: see SIF_MKSQUASHFS_ARGS in containers/sif-build.sh
+    squash=${SIF_MKSQUASHFS_ARGS--comp gzip -Xcompression-level 1}
+    "$app" build --notest --disable-cache ${squash:+--mksquashfs-args "$squash"} "$sif.tmp" "$def" \
+        > "$out/apptainer-build.log" 2>&1 \
         || { tail -5 "$out/apptainer-build.log"; rm -f "$sif.tmp"; fail "$def: apptainer build failed (bootstrap docker-daemon:$image)"; }
     mv -f "$sif.tmp" "$sif"
     "$app" test "${opts[@]}" "$sif" > "$out/apptainer-test.log" 2>&1 \
