@@ -436,6 +436,8 @@ int main() {
     case_run<float>("split+fused", flat, mixed, some, sm, 2, 24);
     case_run<double>("split+fused", cube, wall, some, sm, 2, 8);
     case_run<float>("split+fused", one, inner, all, sm, 2, 16);
+    case_run<double>("split+fused", odd, wall, some, sm, 2, 3);  // fewer rows than rows of threads
+    case_run<float>("split+fused", flat, mixed, some, sm, 2, 12);  // not a multiple of them
   }
   // Few SMs for the grid: each split-kernel thread marches through several i planes (the
   // last chunk shorter), so the register reuse along i is exercised; the fused kernel's
@@ -453,6 +455,8 @@ int main() {
   sweep_case<float, 2>(cube, 8, 1, kHx);
   sweep_case<double, 2>(deep, 8, 132, kEx);
   sweep_case<float, 2>(flat, 16, 132, kEy);
+  sweep_case<double, 2>(odd, 3, 132, kHz);
+  sweep_case<float, 2>(cube, 12, 1, kEz);
   // More than 65535 blocks of j rows: the j stride must cover the rest (coverage only:
   // the fields of such a grid in the padded layout would take 1.2 GB).
   const long tall[3] = {1, 65535L * 8 + 13, 1};

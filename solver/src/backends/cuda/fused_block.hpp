@@ -35,7 +35,8 @@ template <typename T>
 constexpr int fused_min_blocks() {
   return sizeof(T) == 4 ? 4 : 3;
 }
-// Default tile rows (J) per precision; --tile overrides (a multiple of kFusedWarps).
+// Default tile rows (J) per precision; --tile overrides (any count; a multiple of kFusedWarps
+// keeps every row of threads busy).
 template <typename T>
 constexpr long fused_default_rows() {
   return sizeof(T) == 4 ? 16 : 8;

@@ -481,13 +481,12 @@ std::string gib(double bytes) {
 }
 
 // Bad input that only the device can judge, refused before anything is allocated: a
-// --tile the fused kernel cannot use, a grid larger than the GPU's free memory.
+// --tile whose block needs more shared memory than the GPU has, a grid larger than the
+// GPU's free memory. (Any row count is a tile: the rows are spread over the block's rows
+// of threads, and tiles at the grid's edge are cut.)
 template <typename T>
 void check_fits(const Fields<T>& f, std::size_t bytes_per_array) {
   const char* prec = sizeof(T) == 4 ? "f32" : "f64";
-  if (f.tile > 0 && f.tile % cuda::kFusedWarps != 0)
-    throw UsageError("--tile " + std::to_string(f.tile) + ": the CUDA kernels' tiles are whole multiples of " +
-                     std::to_string(cuda::kFusedWarps) + " rows (the rows of threads in a block)");
   const std::size_t smem = cuda::fused_smem_bytes<T>(fused_rows(f));
   if (smem > g_smem_optin)
     throw UsageError("--tile " + std::to_string(fused_rows(f)) + ": the fused kernel's tile of that many rows needs " +
