@@ -367,6 +367,33 @@ void sweep_case(const long n[3], long rows, int sm, int probe_comp) {
   std::printf("%s  %s\n", g_failures > failures_before ? "FAIL" : "ok  ", label);
 }
 
+// Deep-ghost layouts (the wavefront kernel's halos on several ranks): every index of the
+// ghost-extended box has its own entry inside the allocation, k = 1 of every row starts a
+// 128-byte line, and the row padding lies between rows, overlapping no entry.
+template <typename T>
+void layout_case(const long n[3], const long g[3]) {
+  const cuda::Layout l = cuda::layout_of<T>(n, g);
+  constexpr long A = cuda::align_elems<T>();
+  std::vector<unsigned char> used(std::size_t(l.elems), 0);
+  long bad = 0;
+  for (long i = 1 - g[0]; i <= n[0] + g[0]; ++i)
+    for (long j = 1 - g[1]; j <= n[1] + g[1]; ++j) {
+      const long row = l.slack + i * l.sx + j * l.sy;
+      bad += (row + 1) % A != 0;  // k = 1 aligned (the allocation is 256-byte aligned)
+      for (long k = 1 - g[2]; k <= n[2] + g[2]; ++k) {
+        const long at = row + k;
+        if (at < 0 || at >= l.elems || used[std::size_t(at)]++) ++bad;
+      }
+      for (long k = n[2] + g[2] + 1; k <= l.sy - g[2]; ++k)  // padding: never an entry
+        if (row + k >= 0 && row + k < l.elems && used[std::size_t(row + k)]) ++bad;
+    }
+  char label[128];
+  std::snprintf(label, sizeof label, "layout %s n=%ldx%ldx%ld ghosts=%ld,%ld,%ld", sizeof(T) == 4 ? "f32" : "f64",
+                n[0], n[1], n[2], g[0], g[1], g[2]);
+  expect(bad == 0, "entries overlap, fall outside the allocation or rows are misaligned", label);
+  std::printf("%s  %s\n", bad ? "FAIL" : "ok  ", label);
+}
+
 // Launch plans cover every cell exactly once.
 void plan_coverage(const long n[3], int sm) {
   const Box b{{1, 1, 1}, {n[0] + 1, n[1] + 1, n[2] + 1}};
@@ -462,6 +489,11 @@ int main() {
   const long tall[3] = {1, 65535L * 8 + 13, 1};
   for (const long* n : {odd, flat, cube, deep, tall})
     for (int sm : {1, 8, 132}) plan_coverage(n, sm);
+  const long one_ghost[3] = {1, 1, 1}, deep_ghosts[3] = {3, 1, 4}, deeper[3] = {16, 16, 16};
+  layout_case<float>(odd, one_ghost);
+  layout_case<double>(odd, deep_ghosts);
+  layout_case<float>(flat, deeper);
+  layout_case<double>(cube, deeper);
   const long big[3] = {512, 512, 512};
   for (const long* n : {odd, flat, cube, deep, tall})
     for (long rows : {8, 16})
