@@ -17,12 +17,17 @@ DEB_CORE := build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev
 DEB_TEST := chromium docker.io debootstrap charliecloud slurm-wlm munge libpmix-dev iproute2 fio
 
 # Filled in by the fragments. TEST_TARGETS: every stage of `make test`, in order. A stage may also say how
-# it shares the machine (.ci/stages.py): TEST_BACKGROUND (builds that judge no figure: they run first, beside
-# the TEST_QUIET stages, whose outcome does not depend on timing); the rest run one at a time after them.
+# it shares the machine (.ci/stages.py): TEST_BACKGROUND (builds, and runs of what they built, that judge no
+# figure) and TEST_QUIET (stages whose outcome does not depend on timing) run first, two at a time; the rest,
+# which judge measured figures, run one at a time after them. TEST_AFTER holds STAGE:DEP pairs (STAGE starts
+# once DEP passed), TEST_HOLDS RESOURCE:STAGE pairs (two stages holding one resource never run at once).
 BUILD_TARGETS   :=
 TEST_TARGETS    :=
 TEST_BACKGROUND :=
 TEST_QUIET      := test-python
+TEST_AFTER      :=
+# pytest's vcluster tests look at the machine's namespaces: no virtual cluster beside them
+TEST_HOLDS      := vcluster:test-python
 PYTEST_PATHS    := .ci
 
 -include solver/solver.mk
@@ -76,18 +81,22 @@ TEST_JOBS       ?= 2
 TEST_BUDGET_MIN ?= 75
 TEST_LOGS       := $(BUILD)/test-logs
 TEST_MEASURED   = $(filter-out $(TEST_BACKGROUND) $(TEST_QUIET),$(TEST_TARGETS))
+# Priority among the shared stages: the longest without prerequisites first (pytest), then the builds.
+TEST_SHARED     = test-python $(TEST_BACKGROUND) $(filter-out test-python,$(TEST_QUIET))
 
 MAKE_STARTED    := $(shell date +%s)
 
 test: disk-room deps-test venv build
 	@python3 .ci/stages.py --logs $(TEST_LOGS) --jobs $(TEST_JOBS) --budget-min $(TEST_BUDGET_MIN) \
-	  --done "deps-test+venv+build=$$(( $$(date +%s) - $(MAKE_STARTED) ))" --background "$(TEST_BACKGROUND)" \
-	  --quiet "$(TEST_QUIET)" --measured "$(TEST_MEASURED)"
+	  --done "deps-test+venv+build=$$(( $$(date +%s) - $(MAKE_STARTED) ))" --shared "$(TEST_SHARED)" \
+	  --measured "$(TEST_MEASURED)" --after "$(TEST_AFTER)" --holds "$(TEST_HOLDS)"
 	@echo "make test: all test stages passed"
 
 # The stage plan `make test` would run, without running it.
 test-plan:
-	@echo "phase 1 (side by side): $(TEST_BACKGROUND) | $(TEST_QUIET)"; echo "phase 2 (one at a time): $(TEST_MEASURED)"
+	@echo "phase 1 ($(TEST_JOBS) at a time, by priority): $(TEST_SHARED)"
+	@echo "phase 2 (one at a time): $(TEST_MEASURED)"
+	@echo "waits: $(TEST_AFTER)"; echo "holds: $(TEST_HOLDS)"
 
 # The free space the run starts with, where it writes: the build tree, /tmp (apptainer unpacks images
 # there) and the image cache, so that a stage that later stops on a full disk is explained up front.

@@ -1,9 +1,13 @@
 """Tests of .ci/stages.py, the stage runner of `make test`, on a stand-in Makefile."""
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 STAGES = Path(__file__).resolve().parent / "stages.py"
+spec = importlib.util.spec_from_file_location("stages", STAGES)
+stages = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(stages)
 
 # waitfor.X.%: waits (up to 60 s) until stage X has written its line, so an order that needs two stages side
 # by side is forced by hand-offs, not by timing.
@@ -32,58 +36,101 @@ def order(tmp_path):
     return (tmp_path / "order").read_text().splitlines()
 
 
+def table(out):
+    return out.stdout.split("stage times")[1]
+
+
 def test_every_stage_runs_its_log_is_printed_whole_and_the_table_lists_each(tmp_path):
-    out = run(tmp_path, "--background", "ok-b1 ok-b2", "--quiet", "ok-q1", "--measured", "ok-m1 ok-m2",
-              "--done", "prepare=12")
+    out = run(tmp_path, "--shared", "ok-b1 ok-b2 ok-q1", "--measured", "ok-m1 ok-m2", "--done", "prepare=12")
     assert out.returncode == 0, out.stdout + out.stderr
     for stage in ("ok-b1", "ok-b2", "ok-q1", "ok-m1", "ok-m2"):
         assert f"stage {stage} ran" in out.stdout
         assert f"===== {stage}: passed in" in out.stdout
         assert (tmp_path / "logs" / f"{stage}.log").read_text() == f"stage {stage} ran\n"
-    table = out.stdout.split("stage times")[1]
-    assert "prepare" in table and "0:12" in table
-    # the measured stages come after both lines of phase 1, in their order
+    assert "prepare" in table(out) and "0:12" in table(out)
+    # the measured stages come after every shared one, in their order
     assert order(tmp_path)[-2:] == ["ok-m1", "ok-m2"]
     assert set(order(tmp_path)[:3]) == {"ok-b1", "ok-b2", "ok-q1"}
 
 
-def test_phase_one_runs_its_two_lines_side_by_side(tmp_path):
-    # the background stage can only end after the quiet one has run: side by side, or a 60 s wait
-    out = run(tmp_path, "--background", "waitfor.ok-q.b", "--quiet", "ok-q", "--measured", "ok-m")
+def test_shared_stages_run_side_by_side(tmp_path):
+    # the first stage can only end after the second has run: side by side, or a 60 s wait
+    out = run(tmp_path, "--shared", "waitfor.ok-q.b ok-q", "--measured", "ok-m")
     assert out.returncode == 0, out.stdout
     assert order(tmp_path) == ["ok-q", "waitfor.ok-q.b", "ok-m"]
-    minutes, seconds = out.stdout.split("total (wall)")[1].split()[0].split(":")
+    minutes, seconds = table(out).split("total (wall)")[1].split()[0].split(":")
     assert int(minutes) * 60 + int(seconds) < 30
 
 
-def test_jobs_one_runs_everything_in_one_line(tmp_path):
-    out = run(tmp_path, "--jobs", "1", "--background", "ok-b", "--quiet", "ok-q", "--measured", "ok-m")
+def test_jobs_one_runs_everything_in_one_line_in_order(tmp_path):
+    out = run(tmp_path, "--jobs", "1", "--shared", "ok-b ok-q", "--measured", "ok-m")
     assert out.returncode == 0, out.stdout
     assert order(tmp_path) == ["ok-b", "ok-q", "ok-m"]
 
 
-def test_a_failure_stops_the_other_line_with_sigterm_and_nothing_new_starts(tmp_path):
-    out = run(tmp_path, "--background", "hang-b ok-b2", "--quiet", "waitfor.hang-b.q fail-q ok-q3", "--measured", "ok-m")
+def test_a_stage_waits_for_what_it_is_after_and_a_free_worker_takes_the_next(tmp_path):
+    # ok-c is after nap-a: the second worker skips it and runs ok-d first
+    out = run(tmp_path, "--shared", "nap-a ok-c ok-d", "--after", "ok-c:nap-a", "--measured", "")
+    assert out.returncode == 0, out.stdout
+    assert order(tmp_path) == ["ok-d", "nap-a", "ok-c"]
+
+
+def test_stages_holding_one_resource_never_run_at_once(tmp_path):
+    out = run(tmp_path, "--shared", "nap-a nap-b ok-c", "--holds", "vcluster:nap-a,nap-b", "--measured", "")
+    assert out.returncode == 0, out.stdout
+    assert order(tmp_path) == ["ok-c", "nap-a", "nap-b"]
+
+
+def test_a_failure_stops_the_other_worker_with_sigterm_and_nothing_new_starts(tmp_path):
+    out = run(tmp_path, "--shared", "hang-b waitfor.hang-b.q fail-q ok-q3 ok-b2",
+              "--after", "fail-q:waitfor.hang-b.q", "--measured", "ok-m")
     assert out.returncode == 1
     assert "make test: FAILED in fail-q" in out.stdout
     assert "stage fail-q breaks" in out.stdout
     assert order(tmp_path) == ["hang-b", "waitfor.hang-b.q", "hang-b got TERM"]
-    table = out.stdout.split("stage times")[1]
     for stage in ("ok-b2", "ok-q3", "ok-m"):
-        assert f"{stage}" in table and "not run" in table.split(stage)[1].splitlines()[0]
+        assert "not run" in table(out).split(stage)[1].splitlines()[0]
+
+
+def test_a_dependency_on_a_failed_stage_is_not_run(tmp_path):
+    out = run(tmp_path, "--jobs", "1", "--shared", "fail-a ok-b", "--after", "ok-b:fail-a", "--measured", "")
+    assert out.returncode == 1
+    assert not (tmp_path / "order").exists()
 
 
 def test_a_run_over_its_budget_fails_naming_the_slowest_stage(tmp_path):
-    (tmp_path / "Makefile").write_text(MAKEFILE)
-    out = run(tmp_path, "--budget-min", "0.005", "--quiet", "nap-q ok-q", "--measured", "ok-m")
+    out = run(tmp_path, "--budget-min", "0.005", "--shared", "nap-q ok-q", "--measured", "ok-m")
     assert out.returncode == 1
     assert "over its 0.005-minute budget" in out.stdout
     assert "slowest: nap-q" in out.stdout
 
 
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path):
-    out = run(tmp_path, "--quiet", "ok-a ok-a")
-    assert out.returncode == 2 and "a stage is listed twice: ok-a" in out.stderr
-    out = run(tmp_path, "--done", "prepare")
-    assert out.returncode != 0 and "--done 'prepare': expected NAME=SECONDS" in out.stderr + out.stdout
-    assert "Traceback" not in out.stderr
+    cases = [(["--shared", "ok-a ok-a"], "a stage is listed twice: ok-a"),
+             (["--done", "prepare"], "--done 'prepare': expected NAME=SECONDS"),
+             (["--shared", "ok-a", "--after", "ok-a:ok-typo"], "not a stage of this run: ok-typo"),
+             (["--shared", "ok-a", "--after", "ok-a"], "expected NAME:NAME[,NAME]"),
+             (["--shared", "ok-a", "--measured", "ok-m", "--after", "ok-a:ok-m"], "cannot wait for a measured one"),
+             (["--measured", "ok-m ok-n", "--after", "ok-m:ok-n"], "comes after it in --measured"),
+             (["--shared", "ok-a", "--holds", "docker:ok-z"], "--holds: not a stage of this run: ok-z"),
+             (["--jobs", "0"], "--jobs must be 1 or more")]
+    for argv, message in cases:
+        out = run(tmp_path, *argv)
+        assert out.returncode == 2, (argv, out.stdout, out.stderr)
+        assert message in out.stderr, (argv, out.stderr)
+        assert "Traceback" not in out.stderr
+
+
+def test_an_after_cycle_is_reported_not_a_hang(tmp_path):
+    out = run(tmp_path, "--shared", "ok-a ok-b", "--after", "ok-a:ok-b ok-b:ok-a", "--measured", "")
+    assert out.returncode == 1
+    assert "no stage can start: ok-a ok-b" in out.stdout
+
+
+def test_the_plan_picks_the_first_stage_that_may_start():
+    plan = stages.Plan(["a", "b", "c", "d"], [], {"b": {"a"}}, {"a": {"docker"}, "c": {"docker"}})
+    assert plan.next_shared({}) == "a"
+    plan.started.add("a")
+    assert plan.next_shared({"a": None}) == "d"     # b waits for a, c needs docker which a holds
+    plan.passed.add("a")
+    assert plan.next_shared({}) == "b"

@@ -13,11 +13,14 @@ YEEBENCH_CACHE ?= /var/cache/yeebench
 # Apptainer's runtime needs (the lab's relocatable build, or a site's package).
 DEB_TEST += squashfs-tools squashfuse fuse2fs fuse-overlayfs fuse3 uidmap libseccomp2 libsubid4 libcap-ng0
 
-# make test builds the images first (containers-images) beside the quiet stages; the later stages find the
-# Docker image in the layer cache and use the SIF built from it. default-caps runs beside them too: its
-# single-copy decision and sanity must hold on a busy machine.
+# make test builds the images first (containers-images); the later stages find the Docker image in the layer
+# cache and use the SIF built from it. They run beside other stages: their sanity must hold on a busy
+# machine, and their native/container ratios are recorded with plausibility warnings, never judged.
 TEST_TARGETS += test-containers test-containers-default-caps test-containers-vcluster
-TEST_BACKGROUND += containers-images test-containers-default-caps
+TEST_BACKGROUND += containers-images test-containers-default-caps test-containers test-containers-vcluster
+TEST_AFTER += test-containers-default-caps:containers-images test-containers:containers-images \
+              test-containers-vcluster:containers-images
+TEST_HOLDS += docker:containers-images,test-containers-default-caps,test-containers vcluster:test-containers-vcluster
 PYTEST_PATHS += spack/tests containers/tests
 
 .PHONY: test-containers test-containers-default-caps test-containers-vcluster containers-images

@@ -13,7 +13,10 @@ SPACK_SIF := $(abspath $(BUILD)/containers/spack-sif/yeebench-spack.sif)
 TEST_TARGETS += test-containers-spack test-containers-spack-vcluster
 
 .PHONY: test-containers-spack test-containers-spack-vcluster spack-sif-cold spack-sif-image
-TEST_BACKGROUND += spack-sif-image
+TEST_BACKGROUND += spack-sif-image test-containers-spack test-containers-spack-vcluster
+TEST_AFTER += spack-sif-image:test-spack test-containers-spack:spack-sif-image \
+              test-containers-spack-vcluster:spack-sif-image
+TEST_HOLDS += vcluster:test-containers-spack-vcluster
 
 test-containers-spack: venv build
 	YEEBENCH_CACHE=$(YEEBENCH_CACHE) YEEBENCH_PREFIX=$(PREFIX) PY=$(PY) VENV=$(VENV) bash containers/spack-sif.sh

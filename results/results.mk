@@ -2,6 +2,7 @@
 # (included by the top-level Makefile).
 PYTEST_PATHS += reframe/yeebench/results/tests
 TEST_TARGETS += test-gate test-suite-report
+TEST_AFTER   += test-suite-report:test-suite
 
 .PHONY: test-gate gate-benchmark test-suite-report
 

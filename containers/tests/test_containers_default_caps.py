@@ -47,7 +47,7 @@ def test_the_stage_rejects_an_unknown_step_list_in_one_line():
     proc = subprocess.run(['bash', 'containers/ci-build.sh'], cwd=REPO, capture_output=True, text=True,
                           env={'PATH': '/usr/bin:/bin', 'CI_BUILD_STEPS': 'everything'})
     assert proc.returncode == 2 and proc.stdout.strip().splitlines() == [
-        'ci-build: error: CI_BUILD_STEPS=everything: expected all or default-caps']
+        'ci-build: error: CI_BUILD_STEPS=everything: expected all, default-caps or images']
 
 
 def test_make_runs_it_after_the_image_stage():
