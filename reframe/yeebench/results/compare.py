@@ -35,11 +35,13 @@ one side has no rows for it.
 Unknown direction: medians, and 'changed' or 'unchanged', never a failure.
 """
 import fnmatch
+import functools
 import math
 from collections import OrderedDict
 
 from yeebench import metrics
 from yeebench import stats
+from yeebench.results import quick_stats, rank_test
 from yeebench.results.noise import MIN_HISTORY_RUNS, centre_band
 
 DEFAULT_THRESHOLD = 0.05
@@ -49,6 +51,9 @@ MIN_REPEATS_FOR_TEST = 3
 CORROBORATING_REPEATS = 3  # the slower side's best must show in this many repeats to count as a change
 DEFAULT_STATISTIC = "best"
 STATISTICS = ("best", "median")
+
+# metrics.figure matches the name against every pattern; a run holds few names, each asked thousands of times
+figure_of = functools.lru_cache(maxsize=None)(metrics.figure)
 
 VERDICTS = ("regressed", "improved", "unchanged", "changed", "insufficient", "missing")
 KEY_FIELDS = ("system", "partition", "environ")
@@ -84,7 +89,7 @@ def location(values, direction, statistic=DEFAULT_STATISTIC):
         return max(values)
     if statistic not in STATISTICS:
         raise ValueError(f"unknown statistic {statistic!r}")
-    return stats.median(values)
+    return quick_stats.median(values)
 
 
 def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA, z=DEFAULT_Z,
@@ -96,14 +101,14 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
     usual_spread: how far the recorded runs' best repeats usually lie from their next ones
     (history.usual_spread), or None: the agreement a run's repeats need before its best counts.
     """
-    med_b, med_c = stats.median(base), stats.median(cand)
+    med_b, med_c = quick_stats.median(base), quick_stats.median(cand)
     # The best repeat leaves the disturbed repeats out, but their spread would still set the noise
     # and the rank test: where the history knows how much the best itself moves between runs of
     # unchanged code, that band alone decides (measured: one run's repeats 1042-1638 Mcells/s, best
     # within 3 % of its history, hid a 20 % slowdown behind a 29 % noise band).
     testable = (len(base) >= MIN_REPEATS_FOR_TEST and len(cand) >= MIN_REPEATS_FOR_TEST
                 and not (statistic == "best" and history_band is not None))
-    sig_b, sig_c = stats.robust_relative_sigma(base), stats.robust_relative_sigma(cand)
+    sig_b, sig_c = quick_stats.robust_relative_sigma(base), quick_stats.robust_relative_sigma(cand)
     noise = None
     if testable:
         noise = z * stats.MEDIAN_SE_FACTOR * math.sqrt(sig_b ** 2 / len(base) + sig_c ** 2 / len(cand))
@@ -128,11 +133,11 @@ def compare_values(base, cand, direction, threshold=DEFAULT_THRESHOLD, alpha=DEF
     if testable:
         # 'worse' means larger for lower-is-better figures, smaller for higher-is-better ones
         if direction == metrics.LOWER:
-            result["p_worse"] = stats.mann_whitney_greater(cand, base)
-            result["p_better"] = stats.mann_whitney_greater(base, cand)
+            result["p_worse"] = rank_test.mann_whitney_greater(cand, base)
+            result["p_better"] = rank_test.mann_whitney_greater(base, cand)
         else:
-            result["p_worse"] = stats.mann_whitney_greater(base, cand)
-            result["p_better"] = stats.mann_whitney_greater(cand, base)
+            result["p_worse"] = rank_test.mann_whitney_greater(base, cand)
+            result["p_better"] = rank_test.mann_whitney_greater(cand, base)
     result["verdict"] = _verdict(change, noise, threshold, result["p_worse"], result["p_better"], alpha)
     if noise is None and result["verdict"] == "insufficient":
         result["reason"] = "noise unknown"
@@ -212,8 +217,8 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
             c_values = [r["value"] for r in c_rows or []]
             entry.update({"verdict": "missing", "missing_in": "candidate" if not c_rows else "baseline",
                           "statistic": statistic,
-                          "baseline_median": stats.median(b_values) if b_values else None,
-                          "candidate_median": stats.median(c_values) if c_values else None,
+                          "baseline_median": quick_stats.median(b_values) if b_values else None,
+                          "candidate_median": quick_stats.median(c_values) if c_values else None,
                           "baseline_value": location(b_values, direction, statistic) if b_values else None,
                           "candidate_value": location(c_values, direction, statistic) if c_values else None,
                           "baseline_n": len(b_rows or []), "candidate_n": len(c_rows or []),
@@ -231,7 +236,7 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
 
 def _diagnostic_not_gated(entry):
     """A diagnostic figure (metrics.FIGURES gated=False) that moved beyond the noise reads 'changed'."""
-    if not metrics.figure(entry["metric"]).gated:
+    if not figure_of(entry["metric"]).gated:
         entry["gated"] = False
         if entry.get("verdict") in ("regressed", "improved"):
             entry["verdict"] = "changed"

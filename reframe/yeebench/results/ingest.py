@@ -17,6 +17,10 @@ from yeebench.results import host_info, output_files, plausibility, report_reade
 from yeebench.results.errors import ResultsError
 from yeebench.results.schema import PROVENANCE_SCHEMA_VERSION, ROW_SCHEMA_VERSION
 
+#: Detail lines kept per test case: a pair matrix of about 630 nodes (a larger one is cut, and says so).
+MAX_DETAILS = 200_000
+
+
 def _moment(unix_time, what):
     """The UTC datetime of a report's Unix time; ResultsError for one no calendar holds (1e20, NaN, text)."""
     try:
@@ -71,6 +75,16 @@ def _unmeasured(case):
             "acceptance_verdict": None if verdict is None else str(verdict)}
 
 
+def _details(case):
+    """An acceptance check's supporting lines (per node and per pair figures: AcceptanceNetwork's pair
+    matrix), kept up to MAX_DETAILS; {} for a case without them."""
+    lines = case.get("acceptance_details")
+    if not isinstance(lines, list) or not lines:
+        return {}
+    kept = [line for line in lines[:MAX_DETAILS] if isinstance(line, str)]
+    return {"details": kept, **({"details_left_out": len(lines) - MAX_DETAILS} if len(lines) > MAX_DETAILS else {})}
+
+
 def build_rows(report, run_id):
     """Rows (validated later) and the list of cases for the provenance."""
     rows, cases = [], []
@@ -84,7 +98,8 @@ def build_rows(report, run_id):
             "jobid": None if case.get("jobid") is None else str(case.get("jobid")),
             "nodelist": case.get("job_nodelist"), "fail_phase": case.get("fail_phase"),
             "fail_reason": case.get("fail_reason"),
-            **_unmeasured(case),
+            "partition": case.get("partition"), "environ": case.get("environ"),
+            **_unmeasured(case), **_details(case),
         })
         if result == "pass":
             status = "pass"
@@ -93,6 +108,8 @@ def build_rows(report, run_id):
         else:
             continue
         params = report_reader.parameters(case)
+        case_key = (case.get("system"), case.get("partition"), case.get("environ"), check,
+                    tuple(sorted((k, str(v)) for k, v in params.items())))
         declared = case.get("perf_directions")
         timestamp = _iso(case.get("job_completion_time_unix") or fallback_time, "job_completion_time_unix")
         for metric, value, unit, reference, _ in report_reader.perf_figures(case):
@@ -101,8 +118,7 @@ def build_rows(report, run_id):
             if si_value < 0 and metrics.non_negative(metric, si_unit):
                 raise ResultsError(f"test case {case.get('unique_name') or check}: {metric} = {value:g} {unit} "
                                    f"is negative, which this figure cannot be; refusing the report")
-            key = (case.get("system"), case.get("partition"), case.get("environ"), check,
-                   tuple(sorted((k, str(v)) for k, v in params.items())), metric)
+            key = case_key + (metric,)
             row = {
                 "schema": "yeebench-row", "schema_version": ROW_SCHEMA_VERSION, "run_id": run_id,
                 "timestamp": timestamp, "system": case.get("system") or "unknown",
@@ -125,14 +141,20 @@ def _suite_checkout():
     return Path(__file__).resolve().parents[3]
 
 
-def build_provenance(report, run_id, system, rows, cases):
+def _program_outputs(report):
+    """{id(case): [(program, object)]} of every test case: each case's output folder read once."""
+    return {id(case): list(output_files.program_outputs(case)) for _, case in report_reader.iter_testcases(report)}
+
+
+def build_provenance(report, run_id, system, rows, cases, outputs=None):
     info = report["session_info"]
+    outputs = _program_outputs(report) if outputs is None else outputs
     programs, observed, observations = {}, [], []
     for _, case in report_reader.iter_testcases(report):
         if isinstance(case.get("observations"), dict) and case["observations"]:
             # facts a check recorded about the machine (loggable `observations`, e.g. NUMA distances)
             observations.append({"testcase": case.get("unique_name") or "", "facts": case["observations"]})
-        for program, obj in output_files.program_outputs(case):
+        for program, obj in outputs[id(case)]:
             if isinstance(obj.get("build"), dict):
                 programs.setdefault(program, obj["build"])
             if isinstance(obj.get("placement"), list):
@@ -213,17 +235,18 @@ def prepare(report, text, what, results_dir):
         raise ResultsError(f"{what} has no performance figures from passing test cases "
                            f"({len(case_list)} cases: {len(case_list) - skipped - failed} passed, "
                            f"{skipped} skipped, {failed} failed); nothing to record")
-    provenance = build_provenance(report, run_id, system, rows, case_list)
-    provenance["plausibility"] = check_plausibility(report, rows)
+    outputs = _program_outputs(report)
+    provenance = build_provenance(report, run_id, system, rows, case_list, outputs)
+    provenance["plausibility"] = check_plausibility(report, rows, outputs)
     return Path(results_dir) / system / run_id, rows, provenance, text
 
 
-def _working_sets(report):
+def _working_sets(report, outputs):
     """{testcase: bytes} a numa-bw run touched: its three arrays, from its JSON output or --size."""
     sets = {}
     for _, case in report_reader.iter_testcases(report):
         name = case.get("unique_name") or report_reader.check_name(case)
-        arrays = [obj.get("array_bytes") for program, obj in output_files.program_outputs(case)
+        arrays = [obj.get("array_bytes") for program, obj in outputs[id(case)]
                   if program == "numa-bw" and isinstance(obj.get("array_bytes"), int)]
         if arrays:
             sets[name] = 3 * arrays[0]
@@ -239,10 +262,11 @@ def _link_rates(report):
             if isinstance(case.get("link_rate_bps"), (int, float)) and case["link_rate_bps"] > 0}
 
 
-def check_plausibility(report, rows):
+def check_plausibility(report, rows, outputs=None):
     """The run's plausibility warnings (flags, not failures), with what they were judged against."""
     llc = host_info.llc_bytes()
-    warnings = plausibility.evaluate(rows, _working_sets(report), llc, _link_rates(report))
+    outputs = _program_outputs(report) if outputs is None else outputs
+    warnings = plausibility.evaluate(rows, _working_sets(report, outputs), llc, _link_rates(report))
     return {"source": "ingest-host", "llc_bytes": llc, "warnings": warnings}
 
 

@@ -7,8 +7,7 @@ import re
 from collections import OrderedDict
 
 from yeebench import metrics
-from yeebench import stats
-from yeebench.results import latency_fit
+from yeebench.results import latency_fit, quick_stats
 
 WORKING_SET_FACTOR = 4      # a memory kernel's arrays must exceed this many times the last-level cache
 UNSTABLE_RATIO = 2.0        # repeats further apart than this factor: the measurement is not stable
@@ -32,7 +31,7 @@ def parse_size(text):
 
 def _tolerance(values):
     """How far above a bound a median may lie before it is beyond the noise."""
-    noise = 2 * stats.robust_relative_sigma(values) if len(values) >= 3 else 0.0
+    noise = 2 * quick_stats.robust_relative_sigma(values) if len(values) >= 3 else 0.0
     return max(noise, MIN_TOLERANCE)
 
 
@@ -46,12 +45,12 @@ def evaluate(rows, working_sets=None, llc_bytes=None, link_rates=None):
     working_sets: {testcase: bytes a memory kernel touched}; llc_bytes: last-level cache size;
     link_rates: {testcase: nominal bits/s of the link an inter-node case crossed (extras.link_rate_bps)}.
     """
-    from yeebench.results.compare import group_rows
+    from yeebench.results.compare import figure_of, group_rows
     working_sets = working_sets or {}
     link_rates = link_rates or {}
     groups = OrderedDict()
     for key, group in group_rows(rows).items():
-        groups[key] = (group, [r["value"] for r in group], metrics.figure(key[5]))
+        groups[key] = (group, [r["value"] for r in group], figure_of(key[5]))
     warnings = []
 
     def warn(group, rule, message):
@@ -68,7 +67,7 @@ def evaluate(rows, working_sets=None, llc_bytes=None, link_rates=None):
     for key, (group, values, fig) in groups.items():
         if metrics.WITHIN_MEMORY_PEAK in fig.rules and group[0].get("testcase") in working_sets \
                 and llc_bytes and not too_small(group):
-            median = stats.median(values)
+            median = quick_stats.median(values)
             if peak is None or median > peak:
                 peak, peak_from = median, f"{group[0]['check']} {key[4]} {key[5]}"
 
@@ -77,12 +76,12 @@ def evaluate(rows, working_sets=None, llc_bytes=None, link_rates=None):
     for key, (group, values, fig) in groups.items():
         size = latency_fit.message_size(key[5])
         if size is not None and group[0]["unit"] == "us":
-            curves.setdefault(key[:5], {})[size] = stats.median(values)
+            curves.setdefault(key[:5], {})[size] = quick_stats.median(values)
         elif key[5] == "hockney_beta" and group[0]["unit"] == "ns/B":
-            hockney[key[:5]] = stats.median(values)
+            hockney[key[:5]] = quick_stats.median(values)
 
     for key, (group, values, fig) in groups.items():
-        median = stats.median(values)
+        median = quick_stats.median(values)
         unit = group[0]["unit"]
         tol = _tolerance(values)
         if metrics.AT_MOST_100_PERCENT in fig.rules and median > 100 * (1 + tol):

@@ -17,7 +17,7 @@ matplotlib.use("Agg")  # headless: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 from yeebench import stats  # noqa: E402
-from yeebench.results import figures, safe_paths  # noqa: E402
+from yeebench.results import figures, machine, safe_paths  # noqa: E402
 from yeebench.results.store import atomic_write_bytes  # noqa: E402
 
 _SIZE_METRIC = re.compile(r"^(?P<kind>latency|lat|bandwidth|bw)[_-]?(?P<size>\d+(?:\.\d+)?)(?P<unit>B|kB|KB|KiB|MB|MiB)?$",
@@ -100,12 +100,14 @@ class _Series:
 
 
 def _finish(fig, ax, title, xlabel, ylabel, path, legend=True):
-    ax.set_title(title, fontsize=10)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    plain = figures.common.plain  # names from the run: a '$' in one is no formula
+    ax.set_title(plain(title), fontsize=10)
+    ax.set_xlabel(plain(xlabel))
+    ax.set_ylabel(plain(ylabel))
     ax.grid(True, which="both", alpha=0.3)
-    if legend and ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="best")
+    handles, labels = ax.get_legend_handles_labels()
+    if legend and handles:
+        ax.legend(handles, [plain(label) for label in labels], fontsize=7, loc="best")
     fig.tight_layout()
     atomic_write_bytes(path, figures.common.png_bytes(fig))
     return path
@@ -116,9 +118,11 @@ def _safe(text):
 
 
 def _sources(runs, baseline):
-    items = [(run.label, run.rows, False) for run in runs]
+    """(label, rows, is baseline) of each source, the rows pooled over the nodes of a distributed run
+    (machine.pooled_rows): a chart per experiment, not per partition."""
+    items = [(run.label, machine.pooled_rows(run.rows), False) for run in runs]
     if baseline is not None:
-        items.append((f"baseline {baseline.label}", baseline.rows, True))
+        items.append((f"baseline {baseline.label}", machine.pooled_rows(baseline.rows), True))
     return items
 
 
@@ -396,7 +400,7 @@ def _grouped_bars(ax, sources, members, outer_keys, inner_keys):
                hatch="//" if is_baseline else None, alpha=0.6 if is_baseline else 1.0)
     ax.set_xticks(range(len(outers)))
     # names with their values ('ranks=2, threads=1'): a bare '2, 1' reads as nothing
-    ax.set_xticklabels(outers, fontsize=8)
+    ax.set_xticklabels([figures.common.plain(o) for o in outers], fontsize=8)
     ax.set_xlabel("case")
 
 

@@ -22,7 +22,7 @@ import PIL.Image
 
 from yeebench import metrics
 from yeebench import stats
-from yeebench.results import compare, figures, paper_figures, plots
+from yeebench.results import compare, figures, machine, paper_figures, plots, report_machine, report_tables
 from yeebench.results.figures import acceptance
 from yeebench.results.formats import verdict_text
 from yeebench.results.store import atomic_write_text
@@ -33,7 +33,8 @@ CSS_FILE = TEMPLATES / "report.css"
 KEY_METRICS = ("mcells_per_s", "latency_1B", "peak_bw", "bandwidth_peak", "triad_bw", "latency_*",
                "io_seconds_per_step", "parallel_efficiency")
 # worst first: the summary shows a check's worst verdict
-VERDICT_ORDER = ("regressed", "missing", "insufficient", "changed", "improved", "unchanged")
+VERDICT_ORDER = report_tables.VERDICT_ORDER
+MAX_LISTED = 200  # failed test cases (grouped) listed per run; the rest are counted (provenance.json has all)
 # A run's text (a parameter set, a host, a path, a check's name) may hold a token wider than the page.
 # One longer than this gets a line-break opportunity after each separator and at each lower-to-upper
 # case step, and at least every LONG_TOKEN characters; a shorter one (a word, a number, every check
@@ -127,11 +128,14 @@ def _largest(groups, param):
 
 
 def _summary(run, verdicts):
-    """One line per check: its key figure (best case) with that figure's verdict; the other figures'
-    verdicts counted beside it; the papers' figures."""
+    """One line per check: its key figure (best case, pooled over the partitions, environments and nodes
+    that measured it) with that figure's verdict; the other figures' verdicts counted beside it; the
+    papers' figures. A line keeps its case's rows (`rows`) for the machine's view."""
     by_check = OrderedDict()
-    for key, rows in compare.group_rows(run.rows).items():
+    keys_of = {}
+    for key, (rows, keys) in report_tables.pooled_groups(run).items():
         by_check.setdefault(key[3], []).append((key, rows))
+        keys_of[key] = keys
     lines = []
     for check, groups in by_check.items():
         metric = _key_metric(check, list(OrderedDict.fromkeys(k[5] for k, _ in groups)))
@@ -140,19 +144,19 @@ def _summary(run, verdicts):
         largest = _largest(cases, figures.key_scale(check))
         key, value = largest or _best(cases, direction)
         sample = dict(cases[0][1][0])
-        own = verdicts.get(key, {}).get("verdict")
-        others = [verdicts[k]["verdict"] for k, _ in groups if k in verdicts and k != key]
+        own = [verdicts[k] for k in keys_of[key] if k in verdicts]
+        own_class, own_text = report_tables.verdict_summary(own)
+        others = [verdicts[k]["verdict"] for k2, _ in groups if k2 != key for k in keys_of[k2] if k in verdicts]
         counts = OrderedDict((v, others.count(v)) for v in VERDICT_ORDER if others.count(v))
         papers = _published(groups, _hardware_by_testcase(run))
         lines.append({
             "check": check, "metric": metric,
             "case": _at_largest(key, cases, figures.key_scale(check)) if largest else _short_case(key[4], cases),
             "value": _fmt(value), "unit": sample["unit"] or "",
-            "verdict": "-" if own is None else verdict_text(verdicts[key]),
-            "verdict_class": own or "none",
+            "verdict": own_text, "verdict_class": own_class,
             "detail": ("other figures: " + ", ".join(f"{n} {verdict_text({'verdict': v})}" for v, n in counts.items()))
             if counts and set(counts) != {"unchanged"} else "",
-            "papers": papers})
+            "papers": papers, "rows": dict(cases)[key], "direction": direction, "run": run.label})
     return lines
 
 
@@ -200,27 +204,6 @@ def _short_case(params_text, cases):
     return f"best of {len(cases)}: " + ", ".join(f"{k}={mine[k]}" for k in sorted(varying) if k in mine)
 
 
-def _table(run, verdicts):
-    headers = ["check", "parameters", "metric", "median", "min", "max", "n", "unit", "better", "verdict",
-               "change (+ = worse)", "noise"]
-    rows = []
-    for key, members in compare.group_rows(run.rows).items():
-        values = [r["value"] for r in members]
-        sample = members[0]
-        verdict = verdicts.get(key, {})
-        change, noise = verdict.get("change"), verdict.get("noise")
-        cells = [(sample["check"], False), (key[4].replace(",", ", "), False), (sample["metric"], False),
-                 (_fmt(stats.median(values)), True), (_fmt(min(values)), True), (_fmt(max(values)), True),
-                 (str(len(values)), True), (sample["unit"] or "-", False),
-                 (f"{sample['direction']} ({sample['direction_source']})", False),
-                 (verdict_text(verdict) if verdict else "-", False),
-                 ("-" if change is None else f"{change * 100:+.1f}%", True),
-                 ("-" if not verdict else ("unknown" if noise is None else f"±{noise * 100:.1f}%"), True)]
-        rows.append({"cells": [{"text": t, "num": n} for t, n in cells],
-                     "verdict_class": verdict.get("verdict", "none")})
-    return {"label": run.label, "headers": headers, "rows": rows}
-
-
 def _provenance(prov, label):
     if not prov:
         return {"label": f"{label}: no provenance recorded", "items": [], "failed": []}
@@ -248,24 +231,38 @@ def _provenance(prov, label):
         ("ingested", f"{prov.get('ingested_at')} on {prov.get('ingest_host')}"),
     ]
     jobs = prov.get("jobs", {}).get("cases", [])
-    failed = [c for c in jobs if c.get("result") not in ("pass", "skip")]
+    failed = [dict(first, count=count, names=names) for first, count, names in machine.grouped(
+        (c for c in jobs if c.get("result") not in ("pass", "skip")),
+        key=lambda c: (c.get("check"), c.get("result"), c.get("fail_phase"), c.get("fail_reason")),
+        name=lambda c: c.get("testcase"))]
     return {"label": f"{label} (run {prov.get('run_id')})", "items": [(k, _fmt(v)) for k, v in items],
-            "failed": failed}
+            "failed": failed[:MAX_LISTED], "failed_left_out": len(failed[MAX_LISTED:])}
 
 
 def _skipped(runs):
-    """Every skipped case and every part of a case left out, each with the reason its check gave."""
+    """Every skipped case and every part of a case left out, each with the reason its check gave; the
+    cases of one check that give one reason (a check skipped on every node) as one line."""
     out = []
     for run in runs:
         for prov in run.provenances:
             for case in prov.get("jobs", {}).get("cases", []):
+                where = ", ".join(str(n) for n in (case.get("nodelist") or [])[:3])
                 if case.get("result") == "skip":
                     reason = case.get("skip_reason") or case.get("fail_reason") or "no reason recorded"
-                    out.append({"check": case.get("check") or case.get("testcase"), "reason": reason})
+                    out.append({"check": case.get("check") or case.get("testcase"), "reason": reason, "where": where})
                 for part, reason in (case.get("not_measured") or {}).items():
                     out.append({"check": f"{case.get('check') or case.get('testcase')}, {part}",
-                                "reason": reason})
-    return out
+                                "reason": reason, "where": where})
+    return [dict(first, count=count, names=names)
+            for first, count, names in machine.grouped(out, key=lambda s: (s["check"], s["reason"]),
+                                                       name=lambda s: s["where"])]
+
+
+def _warnings(runs):
+    """The plausibility warnings, those of one figure and rule (on every node of a partition) as one."""
+    found = [w for run in runs for prov in run.provenances for w in (prov.get("plausibility") or {}).get("warnings", [])]
+    return [dict(first, count=count) for first, count, _ in
+            machine.grouped(found, key=lambda w: (w.get("check"), w.get("metric"), w.get("rule")))]
 
 
 def _marks(path):
@@ -280,36 +277,60 @@ def _wide(path):
         return image.width > 2 * image.height
 
 
-def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
-    """The report's HTML text for the runs (RowSource list), against an optional baseline RowSource."""
+def _plot_item(path, name=None, caption=None, wide=False):
+    return {"name": name or Path(path).stem, "caption": caption or name or Path(path).stem, "marks": _marks(path),
+            "wide": wide or _wide(path), "data": base64.b64encode(Path(path).read_bytes()).decode("ascii")}
+
+
+def sidecar_paths(output):
+    """The complete table's files beside the report: NAME.figures.csv and NAME.figures.json."""
+    output = Path(output)
+    return output.with_name(f"{output.stem}.figures.csv"), output.with_name(f"{output.stem}.figures.json")
+
+
+def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD, output=None):
+    """The report's HTML text for the runs (RowSource list), against an optional baseline RowSource, and
+    the complete table of figures {file name: text} to write beside it (OUTPUT.figures.csv/.json)."""
     verdicts_by_run = []
     for run in runs:
         results = compare.compare_rows(baseline.rows, run.rows, threshold=threshold) if baseline else []
         verdicts_by_run.append({(r["system"], r["partition"], r["environ"], r["check"], r["parameters"],
                                  r["metric"]): r for r in results})
     summary = [line for run, verdicts in zip(runs, verdicts_by_run) for line in _summary(run, verdicts)]
-    warnings = [w for run in runs for prov in run.provenances
-                for w in (prov.get("plausibility") or {}).get("warnings", [])]
-    plot_items = []
+    node_of = report_machine.node_lookup(runs)
+    plot_items, machine_items = [], []
     with tempfile.TemporaryDirectory(prefix="yeebench-report-") as tmp:
         paths, not_drawn = plots.write_figures(runs, tmp, baseline=baseline)
-        for path in paths:
-            plot_items.append({"name": Path(path).stem, "marks": _marks(path), "wide": _wide(path),
-                               "data": base64.b64encode(Path(path).read_bytes()).decode("ascii")})
+        plot_items = [_plot_item(path) for path in paths]
+        spread, lines = report_machine.figures(summary, report_machine.pair_matrices(runs), node_of,
+                                               Path(tmp) / "machine", several_runs=len(runs) > 1)
+        machine_items = [_plot_item(item["path"], item["name"], item["caption"], item.get("wide", False))
+                         for item in spread]
+        not_drawn += lines
     provenances = [_provenance(prov, run.label) for run in runs for prov in (run.provenances or [None])]
     if baseline is not None:
         provenances += [_provenance(prov, "baseline") for prov in baseline.provenances[:3]]
+    full = report_tables.full_rows(runs, verdicts_by_run, node_of)
+    csv_path, json_path = sidecar_paths(output or "report.html")
+    files = {csv_path.name: report_tables.as_csv(full), json_path.name: report_tables.as_json(full)}
     systems = sorted({row["system"] for run in runs for row in run.rows})
-    return _environment().get_template("report.html.j2").render(
+    html = _environment().get_template("report.html.j2").render(
         title=", ".join(systems), css=CSS_FILE.read_text(),
         generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         runs=runs, baseline=baseline.label if baseline else None, summary=summary, skipped=_skipped(runs),
-        signoff=acceptance.signoff(runs),
-        warnings=warnings, plots=plot_items, not_drawn=not_drawn, tables=[_table(r, v) for r, v in zip(runs, verdicts_by_run)],
+        signoff=acceptance.signoff(runs), warnings=_warnings(runs), plots=plot_items, machine=machine_items,
+        not_drawn=not_drawn, full_table={"csv": csv_path.name, "json": json_path.name, "figures": len(full)},
+        tables=[report_tables.experiment_tables(r, v, node_of) for r, v in zip(runs, verdicts_by_run)],
         provenances=provenances)
+    return html, files
 
 
 def write_report(runs, output, baseline=None, threshold=compare.DEFAULT_THRESHOLD):
+    """The report at OUTPUT and its complete table beside it (written first: the page never links to a
+    file that is not there). Returns OUTPUT."""
     output = Path(output)
-    atomic_write_text(output, render(runs, baseline, threshold))
+    html, files = render(runs, baseline, threshold, output)
+    for name, text in files.items():
+        atomic_write_text(output.with_name(name), text)
+    atomic_write_text(output, html)
     return output

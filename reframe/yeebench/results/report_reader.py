@@ -4,11 +4,14 @@ Refuses anything that is not a complete ReFrame 4 report: unreadable, not JSON
 (truncated), failing ReFrame's own report schema, or of an unknown data version.
 """
 import functools
+import importlib.util
 import json
 import re
+from pathlib import Path
 
 import jsonschema
 
+from yeebench.results import fast_schema
 from yeebench.results.errors import ResultsError
 
 SUPPORTED_DATA_MAJOR = "4"
@@ -29,11 +32,27 @@ RUN_MARKERS = (".repeat_no", ".nid")
 
 @functools.lru_cache(maxsize=None)
 def _reframe_report_schema():
+    """ReFrame's own report schema: the file its reporting module reads (reframe/schemas/runreport.json),
+    found without importing ReFrame (2-3 s of imports for one JSON file)."""
     try:
+        spec = importlib.util.find_spec("reframe")
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            path = Path(folder) / "schemas" / "runreport.json"
+            if path.is_file():
+                return json.loads(path.read_text())
         from reframe.frontend.reporting import _schema
         return _schema()
     except Exception:  # ReFrame moved its schema: validate structure ourselves below
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def _report_checks():
+    """(quick acceptance, jsonschema validator) of ReFrame's schema; (None, None) without it."""
+    schema = _reframe_report_schema()
+    if schema is None:
+        return None, None
+    return fast_schema.compile_schema(schema), jsonschema.Draft7Validator(schema)
 
 
 def load_report(path):
@@ -75,10 +94,10 @@ def parse_report(text, what):
     if version.split(".")[0] != SUPPORTED_DATA_MAJOR:
         raise ResultsError(f"{what} has unknown ReFrame report data_version {version or 'n/a'!r} "
                            f"(supported: {SUPPORTED_DATA_MAJOR}.x)")
-    schema = _reframe_report_schema()
-    if schema is not None:
+    accepts, validator = _report_checks()
+    if validator is not None and not (accepts and accepts(report)):
         try:
-            error = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(report))
+            error = jsonschema.exceptions.best_match(validator.iter_errors(report))
         except RecursionError:
             raise ResultsError(f"{what} nests JSON too deeply to be a ReFrame run report") from None
         if error is not None:

@@ -4,6 +4,7 @@ its verdict, the reason it gave and its figures; verdict words as the acceptance
 from yeebench.acceptance.verdicts import FAIL, NOT_MEASURED, PASS, UNEXPLAINED_SKIP, VERDICTS
 from yeebench import stats
 from yeebench.results.figures import common
+from yeebench.results.machine import grouped
 
 PREFIX = "Acceptance"
 
@@ -12,8 +13,7 @@ def is_acceptance(check):
     return str(check or "").startswith(PREFIX)
 
 
-def _figures(rows, testcase):
-    mine = [r for r in rows if r.get("testcase") == testcase]
+def _figures(mine):
     shown = []
     for metric in dict.fromkeys(r["metric"] for r in mine):
         values = [r["value"] for r in mine if r["metric"] == metric]
@@ -23,9 +23,14 @@ def _figures(rows, testcase):
 
 
 def signoff(runs):
-    """[{check, verdict, reason, figures}] for the acceptance cases in the runs' provenance, in name order."""
+    """[{check, verdict, reason, figures, count, names}] for the acceptance cases in the runs' provenance,
+    in name order; the cases of one check with one verdict and reason (a check run on every node) as one
+    line, its figures the medians over them."""
     lines = []
     for run in runs:
+        by_testcase = {}
+        for row in run.rows:
+            by_testcase.setdefault(row.get("testcase"), []).append(row)
         for prov in run.provenances:
             for case in prov.get("jobs", {}).get("cases", []):
                 if not is_acceptance(case.get("check")):
@@ -37,7 +42,19 @@ def signoff(runs):
                 reason = case.get("skip_reason") or (case.get("fail_reason") or "").strip().split("\n")[0]
                 if not reason:
                     reason = {"skip": UNEXPLAINED_SKIP}.get(result, "-" if verdict == PASS else "no reason recorded")
-                lines.append({"check": case.get("testcase") or case.get("check"), "verdict": verdict,
+                lines.append({"check": case.get("testcase") or case.get("check"), "name": case.get("check"),
+                              "verdict": verdict,
                               "verdict_class": {PASS: "improved", FAIL: "regressed"}.get(verdict, "missing"),
-                              "reason": reason, "figures": _figures(run.rows, case.get("testcase"))})
-    return sorted(lines, key=lambda line: line["check"])
+                              "reason": reason, "rows": by_testcase.get(case.get("testcase"), [])})
+    lines.sort(key=lambda line: line["check"])
+    groups = {}
+    for line in lines:
+        groups.setdefault((line["name"], line["verdict"], line["reason"]), []).append(line)
+    out = []
+    for first, count, names in grouped(lines, key=lambda line: (line["name"], line["verdict"], line["reason"]),
+                                       name=lambda line: line["check"]):
+        rows = [r for line in groups[(first["name"], first["verdict"], first["reason"])] for r in line["rows"]]
+        out.append({k: v for k, v in first.items() if k != "rows"} | {
+            "count": count, "names": names, "check": first["check"] if count == 1 else first["name"],
+            "figures": _figures(rows)})
+    return out

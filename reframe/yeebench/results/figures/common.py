@@ -133,7 +133,7 @@ def bars(ax, groups, series, ratio_text=None):
                     ax.text(rect.get_x() + rect.get_width() / 2, rect.get_height() + tallest * 0.01, text,
                             ha="center", va="bottom", fontsize=8)
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups, fontsize=8)
+    ax.set_xticklabels([plain(g) for g in groups], fontsize=8)
     ax.set_ylim(0, tallest * 1.22 if tallest > 0 else 1)  # room for the ratios and the legend
 
 
@@ -162,24 +162,34 @@ def marks(fig):
     return max(bars_drawn, len(xs))
 
 
-def png_bytes(fig):
-    """The PNG, with the count of marks in its text chunk (read back by the report's layout checks)."""
+def png_bytes(fig, count=None):
+    """The PNG, with the count of marks in its text chunk (read back by the report's layout checks);
+    `count`: what the figure shows where marks() cannot see it (points of a scatter, cells of a heatmap)."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, metadata={"yeebench-marks": str(marks(fig))})
+    fig.savefig(buffer, format="png", dpi=110,
+                metadata={"yeebench-marks": str(marks(fig) if count is None else count)})
     plt.close(fig)
     return buffer.getvalue()
 
 
-def save(fig, axes, title, path):
-    """Title, legends inside their frames, a light grid; the PNG written atomically."""
-    fig.suptitle(title, fontsize=10)
+def plain(text):
+    """Text from a run (a check, node or parameter name) drawn as it is: a '$' is a dollar sign, not
+    the start of a formula (mathtext would fail on an odd one)."""
+    return str(text).replace("$", r"\$")
+
+
+def save(fig, axes, title, path, marks=None, grid=True):
+    """Title, legends inside their frames, a light grid (not over a heatmap); the PNG written atomically."""
+    fig.suptitle(plain(title), fontsize=10)
     for ax in (axes if isinstance(axes, (list, tuple)) else getattr(axes, "flat", [axes])):
-        ax.grid(True, which="major", alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="best", framealpha=0.85)
+        if grid:
+            ax.grid(True, which="major", alpha=0.3)
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            ax.legend(handles, [plain(label) for label in labels], fontsize=7, loc="best", framealpha=0.85)
     fig.tight_layout()
     path = Path(path)
-    atomic_write_bytes(path, png_bytes(fig))
+    atomic_write_bytes(path, png_bytes(fig, marks))
     return path
 
 
