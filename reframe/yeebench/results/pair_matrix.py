@@ -4,13 +4,13 @@ details (ingest keeps them in the provenance's jobs).
 
 Each matrix knows its nodes (the case's node list, else the nodes its pairs name), its measured
 pairs, the pairs it lacks (a hole is said, never drawn as a value), and its outlier nodes by the
-check's own rule (yeebench.checks.pt2pt.outliers: a node's median over its pairs, worse than the
+check's own rule (yeebench.outliers: a node's median over its pairs, worse than the
 median node's by more than the tolerance).
 """
 import re
 from collections import namedtuple
 
-from yeebench.checks.pt2pt import outliers
+from yeebench import outliers
 
 #: AcceptanceNetwork's detail line for one pair (acceptance_network.py: validate).
 PAIR_LINE = re.compile(r"^pair (\S+) - (\S+): (\S+) us, (\S+) MB/s$")

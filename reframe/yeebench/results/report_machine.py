@@ -7,7 +7,7 @@ acceptance check judges it.
 """
 from pathlib import Path
 
-from yeebench.checks.pt2pt import outliers
+from yeebench import outliers
 from yeebench.results import machine, pair_matrix, quick_stats
 from yeebench.results.figures import common, nodes
 

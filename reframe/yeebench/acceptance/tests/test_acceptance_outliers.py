@@ -3,7 +3,7 @@ import itertools
 
 import pytest
 
-from yeebench.checks.pt2pt.outliers import describe, find_outliers, node_figures
+from yeebench.outliers import describe, find_outliers, node_figures
 
 
 def matrix(nodes, value, bad=None, bad_value=None):

@@ -13,7 +13,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import run_after, run_before, sanity_function, variable
 
 from yeebench import launch, shell
-from yeebench.checks.pt2pt import outliers
+from yeebench import outliers
 from yeebench.acceptance_check import AcceptanceMixin, last_line, span_all_nodes
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
 

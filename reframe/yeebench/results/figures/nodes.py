@@ -2,7 +2,7 @@
 with the outlier nodes named; an all-pairs network matrix as a node x node heatmap per partition with
 the outlier rows and columns named and the pairs not measured marked as such.
 
-Outlier: as the acceptance checks judge a node (yeebench.checks.pt2pt.outliers), worse than the
+Outlier: as the acceptance checks judge a node (yeebench.outliers), worse than the
 median node of its partition by more than TOLERANCE; with fewer than MIN_NODES nodes in a partition
 nothing is called an outlier. Names come from the run (a node list is data from outside): drawn as
 plain text, never parsed as mathtext.
@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from yeebench.checks.pt2pt.outliers import MIN_NODES
+from yeebench.outliers import MIN_NODES
 from yeebench.results import pair_matrix, quick_stats
 from yeebench.results.figures import common
 
