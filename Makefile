@@ -79,6 +79,8 @@ test-python: venv
 # TEST_JOBS=1 runs every stage in one line; TEST_BUDGET_MIN=0 lifts the time limit (CI stops at 90 minutes).
 TEST_JOBS       ?= 2
 TEST_BUDGET_MIN ?= 75
+# TEST_KEEP_GOING=1: every stage whose prerequisites passed runs even after a failure (a full table of times)
+TEST_KEEP_GOING ?=
 TEST_LOGS       := $(BUILD)/test-logs
 TEST_MEASURED   = $(filter-out $(TEST_BACKGROUND) $(TEST_QUIET),$(TEST_TARGETS))
 # Priority among the shared stages: the longest without prerequisites first (pytest), then the builds.
@@ -89,7 +91,7 @@ MAKE_STARTED    := $(shell date +%s)
 test: disk-room deps-test venv build
 	@python3 .ci/stages.py --logs $(TEST_LOGS) --jobs $(TEST_JOBS) --budget-min $(TEST_BUDGET_MIN) \
 	  --done "deps-test+venv+build=$$(( $$(date +%s) - $(MAKE_STARTED) ))" --shared "$(TEST_SHARED)" \
-	  --measured "$(TEST_MEASURED)" --after "$(TEST_AFTER)" --holds "$(TEST_HOLDS)"
+	  --measured "$(TEST_MEASURED)" --after "$(TEST_AFTER)" --holds "$(TEST_HOLDS)" $(if $(TEST_KEEP_GOING),--keep-going)
 	@echo "make test: all test stages passed"
 
 # The stage plan `make test` would run, without running it.

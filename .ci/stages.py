@@ -15,7 +15,8 @@ Two phases, so that the machine's cores are used without other work disturbing a
 Each stage's output goes to DIR/<stage>.log and is printed whole when the stage ends, so two stages
 never interleave on the terminal; a line every minute says what is running. The first failure stops the
 run: nothing new starts and a running stage is sent SIGTERM (its own traps tear down daemons and
-clusters). A total over --budget-min fails the run with a line naming the slowest stages, so a slow stage
+clusters); --keep-going runs on (a stage waiting for a failed one is not run), for a complete table of
+times. A total over --budget-min fails the run with a line naming the slowest stages, so a slow stage
 is noticed before CI's limit.
 """
 import argparse
@@ -74,8 +75,9 @@ def parse_pairs(items, option):
 
 
 class Runner:
-    def __init__(self, logs, make, plan):
-        self.logs, self.make, self.plan = logs, make, plan
+    def __init__(self, logs, make, plan, keep_going=False):
+        self.logs, self.make, self.plan, self.keep_going = logs, make, plan, keep_going
+        self.failures = []
         self.lock = threading.Condition()
         self.running = {}        # stage -> (Popen or None, start time)
         self.times = []          # (stage, seconds, outcome)
@@ -105,15 +107,17 @@ class Runner:
             self.times.append((stage, took, outcome))
             if rc == 0:
                 self.plan.passed.add(stage)
-            elif not self.failed:
-                self.failed = stage
+            else:
+                self.failures.append(stage)
+                if not self.failed and not self.keep_going:
+                    self.failed = stage
             text = log.read_bytes().decode("utf-8", "replace")
             print(f"===== {stage}: {outcome} in {mmss(took)} =====", flush=True)
             sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
             print(f"===== end of {stage} =====", flush=True)
             self.last_print = time.monotonic()
             self.lock.notify_all()
-        if rc != 0:
+        if rc != 0 and not self.keep_going:
             self.stop_others(stage)
         return rc == 0
 
@@ -128,10 +132,11 @@ class Runner:
                         self.plan.started.add(stage)
                         self.running[stage] = (None, time.monotonic())   # held until its process starts
                         break
-                    if not self.running:   # nothing runs and nothing may start: an --after cycle
-                        self.failed = self.failed or "plan"
-                        print(f"stages: error: no stage can start: {' '.join(self.plan.shared_left())} wait "
-                              "for stages that never pass (--after)", flush=True)
+                    if not self.running:   # nothing runs and nothing may start: a cycle or a failed prerequisite
+                        if not self.failures:
+                            self.failed = "plan"
+                            print(f"stages: error: no stage can start: {' '.join(self.plan.shared_left())} "
+                                  "wait for stages that never pass (--after)", flush=True)
                         self.lock.notify_all()
                         return
                     self.lock.wait()
@@ -141,6 +146,8 @@ class Runner:
         for stage in self.plan.measured:
             if self.failed:
                 return
+            if not self.plan.after.get(stage, set()) <= self.plan.passed:
+                continue      # (--keep-going) a stage it waits for failed
             self.plan.started.add(stage)
             self.run_stage(stage)
 
@@ -232,6 +239,8 @@ def main():
                         help="fail when the total passes this many minutes; 0: no limit (default: %(default)s)")
     parser.add_argument("--done", action="append", default=[], metavar="NAME=SECONDS",
                         help="a stage make already ran before this script (listed in the table)")
+    parser.add_argument("--keep-going", action="store_true",
+                        help="run every stage whose prerequisites passed, even after a failure")
     parser.add_argument("--make", default=os.environ.get("MAKE", "make"), help="the make to call")
     args = parser.parse_args()
     if args.budget_min < 0:
@@ -244,7 +253,7 @@ def main():
     except ValueError as err:
         parser.error(str(err))
     args.logs.mkdir(parents=True, exist_ok=True)
-    runner = Runner(args.logs, args.make, plan)
+    runner = Runner(args.logs, args.make, plan, args.keep_going)
     done = threading.Event()
     threading.Thread(target=runner.heartbeat, args=(done,), daemon=True).start()
     runner.say(f"stages: phase 1, {args.jobs} at a time: {' '.join(plan.shared) or '-'}; "
@@ -267,6 +276,9 @@ def main():
     for stage, took, outcome in rows:
         print(f"  {stage:34s} {mmss(took):>8s}  {outcome}")
     print(f"  {'total (wall)':34s} {mmss(total):>8s}")
+    if runner.failures and not runner.failed:
+        print(f"make test: FAILED in {' '.join(runner.failures)} (logs in {args.logs})")
+        return 1
     if runner.failed:
         where = "" if runner.failed in ("plan", "interrupted") else f" (log: {args.logs / (runner.failed + '.log')})"
         print(f"make test: FAILED in {runner.failed}{where}")

@@ -134,3 +134,12 @@ def test_the_plan_picks_the_first_stage_that_may_start():
     assert plan.next_shared({"a": None}) == "d"     # b waits for a, c needs docker which a holds
     plan.passed.add("a")
     assert plan.next_shared({}) == "b"
+
+
+def test_keep_going_runs_every_stage_whose_prerequisites_passed(tmp_path):
+    out = run(tmp_path, "--keep-going", "--jobs", "1", "--shared", "fail-a ok-b ok-c",
+              "--after", "ok-c:fail-a", "--measured", "ok-m fail-n")
+    assert out.returncode == 1
+    assert order(tmp_path) == ["ok-b", "ok-m"]
+    assert "make test: FAILED in fail-a fail-n" in out.stdout
+    assert "not run" in table(out).split("ok-c")[1].splitlines()[0]
