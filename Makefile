@@ -36,6 +36,7 @@ PYTEST_PATHS    := .ci
 -include reframe/reframe.mk
 -include reframe/package.mk
 -include results/results.mk
+-include results/export.mk
 -include containers/containers.mk
 -include reframe/vcluster.mk
 -include reframe/acceptance.mk

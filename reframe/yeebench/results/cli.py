@@ -310,3 +310,6 @@ def register(subparsers):
     p.add_argument("--threshold", type=parse_threshold, default=0.05,
                    help="threshold for the verdicts (default: 5%%)")
     p.set_defaults(func=cmd_report)
+
+    from yeebench.results import export_cli   # export, calibrate
+    export_cli.register(sub, DEFAULT_RESULTS_DIR, _positive_int, _positive_float, parse_threshold)
