@@ -28,12 +28,13 @@ constexpr int kFusedThreads = kBlockK * kFusedWarps;  // 256
 constexpr int kFusedEPlanes = 3;                     // E^n planes in shared memory
 constexpr int kFusedHPlanes = 2;                     // H^{n-1/2} planes, and H^{n+1/2} planes
 
-// Registers per thread: __launch_bounds__(256, blocks) per precision. f64 needs more
-// registers for the same code, and its tiles take twice the shared memory, so fewer of
-// its blocks fit an SM anyway (NOTES-cuda.md, "Registers").
+// Registers per thread: __launch_bounds__(256, blocks), chosen per precision from ptxas's
+// report (sm_90): f32 capped at 4 blocks per SM (64 registers) spilled, at 3 (85) it takes 64
+// with no spill; f64 takes 80 at 3. Three blocks is also what the default tiles' shared
+// memory allows (58 KB f32 at 16 rows, 57 KB f64 at 8). NOTES-cuda.md, "Registers".
 template <typename T>
 constexpr int fused_min_blocks() {
-  return sizeof(T) == 4 ? 4 : 3;
+  return sizeof(T) == 4 ? 3 : 3;
 }
 // Default tile rows (J) per precision; --tile overrides (any count; a multiple of kFusedWarps
 // keeps every row of threads busy).
@@ -153,39 +154,66 @@ inline FusedPlan plan_fused(const Box& owned, long rows, long sm_count, long blo
 // Mover: copy<Bytes>(shared dst, global src), commit(), wait_all(). On the GPU cp.async
 // (kernels.cpp); in the host test a recorder that applies the copies early or late.
 
+// Copies rows [jlo, jhi) and columns [klo, khi) of one plane of three components into
+// shared memory: g[c] points at the plane of component c, d[c] at shared row 0 (that of
+// j = row0), column kPad is k0. The interior k0..k0+31 goes in 16-byte chunks, the columns
+// beyond it one entry at a time. Warps take rows (32 / L at a time), lanes the pieces of a
+// row (L lanes, a power of two >= kMaxPieces): no division, as this runs for every plane.
+template <typename T, int kStride, int kPad, int kMaxPieces, typename Mover>
+YEE_HD inline void copy_plane(const T* const g[3], long sy, T* const d[3], long row0, long jlo, long jhi, long k0,
+                              long klo, long khi, int tid, Mover& mv) {
+  constexpr int kChunk = 16 / int(sizeof(T)), kChunks = kBlockK / kChunk;
+  constexpr int L = kMaxPieces <= 8 ? 8 : kMaxPieces <= 16 ? 16 : 32;
+  constexpr int R = 32 / L;
+  static_assert(kMaxPieces <= 32, "a row's pieces must fit a warp");
+  const int nrows = int(jhi - jlo), left = int(k0 - klo), right = int(khi - (k0 + kBlockK));
+  if (nrows <= 0) return;
+  const int piece = (tid % 32) % L;
+  const int pieces = kChunks + left + (right > 0 ? right : 0);
+  if (piece >= pieces) return;
+  // What this lane copies in every row: a chunk (k, whole) or single entries from k.
+  long k;
+  int count;
+  bool chunk;
+  if (piece < kChunks) {
+    k = k0 + piece * kChunk;
+    chunk = k + kChunk <= khi;
+    count = chunk ? 1 : int(khi - k < kChunk ? (khi - k > 0 ? khi - k : 0) : kChunk);
+  } else {
+    k = piece - kChunks < left ? klo + (piece - kChunks) : k0 + kBlockK + (piece - kChunks - left);
+    chunk = false;
+    count = 1;
+  }
+  const int col = int(kPad + (k - k0));
+  const int step = kFusedWarps * R;
+  for (int rr = (tid / 32) * R + (tid % 32) / L; rr < 3 * nrows; rr += step) {
+    const int c = rr >= 2 * nrows ? 2 : rr >= nrows ? 1 : 0;
+    const long j = jlo + (rr - c * nrows);
+    // (Selected, not indexed: a run-time index would put g and d on the stack.)
+    const T* src = (c == 0 ? g[0] : c == 1 ? g[1] : g[2]) + j * sy + k;
+    T* dst = (c == 0 ? d[0] : c == 1 ? d[1] : d[2]) + (j - row0) * kStride + col;
+    if (chunk) {
+      mv.template copy<16>(dst, src);
+    } else {
+      for (int x = 0; x < count; ++x) mv.template copy<int(sizeof(T))>(dst + x, src + x);
+    }
+  }
+}
+
 // Copies plane `plane` of the three E components (rows j0-1 .. j0+rows, columns k0-1 ..
-// k0+32, clipped to the ghost layer at n+1) into its shared buffer: this thread's share
-// of the row pieces (16-byte interior chunks and single edge entries).
+// k0+32, clipped to the ghost layer at n+1) into its shared buffer.
 template <typename T, typename Mover>
 YEE_HD inline void fused_copy_e(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, long plane,
                                 int tid, Mover& mv) {
   using R = SharedRow<T>;
-  constexpr int kPieces = R::kChunks + 2;  // chunks, then k0-1, then k0+32
-  const long jmax = a.owned.hi[1], kmax = a.owned.hi[2];  // last readable row / column (ghost n+1)
-  const long rows = (t.j0 + s.rows < jmax ? t.j0 + s.rows : jmax) - (t.j0 - 1) + 1;
-  const long items = 3 * rows * kPieces;
-  for (long q = tid; q < items; q += kFusedThreads) {
-    const int c = int(q / (rows * kPieces));
-    const long rem = q - long(c) * rows * kPieces;
-    const long row = rem / kPieces;
-    const int piece = int(rem - row * kPieces);
-    const long j = t.j0 - 1 + row;
-    const T* base = c == 0 ? a.src.ex : c == 1 ? a.src.ey : a.src.ez;  // no run-time-indexed array: no stack
-    const T* g = base + plane * a.src.sx + j * a.src.sy;
-    T* d = s.e_at(plane, c, row);
-    if (piece < R::kChunks) {
-      const long k = t.k0 + long(piece) * R::kChunk;
-      if (k + R::kChunk - 1 <= kmax) {
-        mv.template copy<16>(d + R::kPad + piece * R::kChunk, g + k);
-      } else {
-        for (long e = 0; e < R::kChunk && k + e <= kmax; ++e)
-          mv.template copy<int(sizeof(T))>(d + R::kPad + piece * R::kChunk + e, g + k + e);
-      }
-    } else {
-      const long k = piece == R::kChunks ? t.k0 - 1 : t.k0 + kBlockK;
-      if (k <= kmax) mv.template copy<int(sizeof(T))>(d + R::kPad + (k - t.k0), g + k);
-    }
-  }
+  const long jmax = a.owned.hi[1] + 1, kmax = a.owned.hi[2] + 1;  // one past the ghost layer at n+1
+  const long off = plane * a.src.sx;
+  const T* const g[3] = {a.src.ex + off, a.src.ey + off, a.src.ez + off};
+  T* const d[3] = {s.e_at(plane, 0, 0), s.e_at(plane, 1, 0), s.e_at(plane, 2, 0)};
+  copy_plane<T, R::kStride, R::kPad, R::kChunks + 2>(g, a.src.sy, d, t.j0 - 1, t.j0 - 1,
+                                                      t.j0 + s.rows + 1 < jmax ? t.j0 + s.rows + 1 : jmax, t.k0,
+                                                      t.k0 - 1, t.k0 + kBlockK + 1 < kmax ? t.k0 + kBlockK + 1 : kmax,
+                                                      tid, mv);
 }
 
 // Copies plane `plane` of H^{n-1/2} (rows j0-1 .. j0+rows-1, columns k0-1 .. k0+31, clipped).
@@ -193,31 +221,13 @@ template <typename T, typename Mover>
 YEE_HD inline void fused_copy_h(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, long plane,
                                 int tid, Mover& mv) {
   using R = SharedRow<T>;
-  constexpr int kPieces = R::kChunks + 1;  // chunks, then k0-1
-  const long jmax = a.owned.hi[1] - 1, kmax = a.owned.hi[2];
-  const long rows = (t.j0 + s.rows - 1 < jmax ? t.j0 + s.rows - 1 : jmax) - (t.j0 - 1) + 1;
-  const long items = 3 * rows * kPieces;
-  for (long q = tid; q < items; q += kFusedThreads) {
-    const int c = int(q / (rows * kPieces));
-    const long rem = q - long(c) * rows * kPieces;
-    const long row = rem / kPieces;
-    const int piece = int(rem - row * kPieces);
-    const long j = t.j0 - 1 + row;
-    const T* base = c == 0 ? a.src.hx : c == 1 ? a.src.hy : a.src.hz;
-    const T* g = base + plane * a.src.sx + j * a.src.sy;
-    T* d = s.ho_at(plane, c, row);
-    if (piece < R::kChunks) {
-      const long k = t.k0 + long(piece) * R::kChunk;
-      if (k + R::kChunk - 1 <= kmax) {
-        mv.template copy<16>(d + R::kPad + piece * R::kChunk, g + k);
-      } else {
-        for (long e = 0; e < R::kChunk && k + e <= kmax; ++e)
-          mv.template copy<int(sizeof(T))>(d + R::kPad + piece * R::kChunk + e, g + k + e);
-      }
-    } else {
-      mv.template copy<int(sizeof(T))>(d + R::kPad - 1, g + t.k0 - 1);
-    }
-  }
+  const long jmax = a.owned.hi[1], kmax = a.owned.hi[2] + 1;
+  const long off = plane * a.src.sx;
+  const T* const g[3] = {a.src.hx + off, a.src.hy + off, a.src.hz + off};
+  T* const d[3] = {s.ho_at(plane, 0, 0), s.ho_at(plane, 1, 0), s.ho_at(plane, 2, 0)};
+  copy_plane<T, R::kStride, R::kPad, R::kChunks + 1>(g, a.src.sy, d, t.j0 - 1, t.j0 - 1,
+                                                      t.j0 + s.rows < jmax ? t.j0 + s.rows : jmax, t.k0, t.k0 - 1,
+                                                      t.k0 + kBlockK < kmax ? t.k0 + kBlockK : kmax, tid, mv);
 }
 
 // Before the first plane: E at i0-1 and i0, H^{n-1/2} at i0-1 (one copy group).
@@ -240,18 +250,39 @@ YEE_HD inline void fused_copy_next(const FusedArgs<T>& a, const FusedShared<T>& 
 
 // ---------------------------------------------------------------------------- updates
 
-// H^{n+1/2} of one cell (shared row `row`, column `col`) from the shared planes, the CPU's
-// expressions in the CPU's order (row_updates.hpp: h_row).
+// The shared planes one H phase reads and writes: E^n at p (e) and p+1 (e1), H^{n-1/2} at
+// p (ho), H^{n+1/2} at p (h), each three components at row 0; a cell is an index
+// row * kStride + col into them, so the hot loops do no 64-bit index arithmetic.
 template <typename T>
-YEE_HD inline void fused_h_cell(const FusedShared<T>& s, long p, long row, int col, T c, T out[3]) {
-  const T* ex = s.e_at(p, 0, row);
-  const T* ey = s.e_at(p, 1, row);
-  const T* ez = s.e_at(p, 2, row);
-  const T ex_j = s.e_at(p, 0, row + 1)[col], ez_j = s.e_at(p, 2, row + 1)[col];
-  const T ey_i = s.e_at(p + 1, 1, row)[col], ez_i = s.e_at(p + 1, 2, row)[col];
-  out[0] = s.ho_at(p, 0, row)[col] - c * ((ez_j - ez[col]) - (ey[col + 1] - ey[col]));
-  out[1] = s.ho_at(p, 1, row)[col] - c * ((ex[col + 1] - ex[col]) - (ez_i - ez[col]));
-  out[2] = s.ho_at(p, 2, row)[col] - c * ((ey_i - ey[col]) - (ex_j - ex[col]));
+struct HPlanes {
+  const T* e[3];
+  const T* e1[3];
+  const T* ho[3];
+  T* h[3];
+};
+
+// H^{n+1/2} of the cell at index x, the CPU's expressions in the CPU's order
+// (row_updates.hpp: h_row); `stride` is one row.
+template <typename T>
+YEE_HD inline void h_cell(const HPlanes<T>& q, int x, int stride, T c, T out[3]) {
+  const T* ex = q.e[0];
+  const T* ey = q.e[1];
+  const T* ez = q.e[2];
+  out[0] = q.ho[0][x] - c * ((ez[x + stride] - ez[x]) - (ey[x + 1] - ey[x]));
+  out[1] = q.ho[1][x] - c * ((ex[x + 1] - ex[x]) - (q.e1[2][x] - ez[x]));
+  out[2] = q.ho[2][x] - c * ((q.e1[1][x] - ey[x]) - (ex[x + stride] - ex[x]));
+}
+
+template <typename T>
+YEE_HD inline HPlanes<T> fused_h_planes(const FusedShared<T>& s, long p) {
+  HPlanes<T> q;
+  for (int w = 0; w < 3; ++w) {
+    q.e[w] = s.e_at(p, w, 0);
+    q.e1[w] = s.e_at(p + 1, w, 0);
+    q.ho[w] = s.ho_at(p, w, 0);
+    q.h[w] = s.h_at(p, w, 0);
+  }
+  return q;
 }
 
 // Plane p, H phase, thread tid: H^{n+1/2} on this thread's cells of the tile (stored to
@@ -260,35 +291,46 @@ template <typename T>
 YEE_HD inline void fused_h_phase(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, long p,
                                  int tid) {
   using R = SharedRow<T>;
+  const HPlanes<T> q = fused_h_planes(s, p);
   const int tx = tid % kBlockK, ty = tid / kBlockK;
+  const int rows = int(t.j0 + s.rows < a.owned.hi[1] ? s.rows : a.owned.hi[1] - t.j0);  // tile rows inside
   const long k = t.k0 + tx;
-  const bool store = p >= t.i0;
   T v[3];
-  if (k < a.owned.hi[2])
-    for (long r = ty; r < s.rows && t.j0 + r < a.owned.hi[1]; r += kFusedWarps) {
-      fused_h_cell(s, p, r + 1, R::kPad + tx, a.c, v);
-      for (int q = 0; q < 3; ++q) s.h_at(p, q, r + 1)[R::kPad + tx] = v[q];
+  if (k < a.owned.hi[2]) {
+    const bool store = p >= t.i0;
+    const long base = p * a.dst.sx + t.j0 * a.dst.sy + k;
+    for (int r = ty; r < rows; r += kFusedWarps) {
+      const int x = (r + 1) * R::kStride + R::kPad + tx;
+      h_cell(q, x, R::kStride, a.c, v);
+      for (int w = 0; w < 3; ++w) q.h[w][x] = v[w];
       if (store) {
-        const long o = p * a.dst.sx + (t.j0 + r) * a.dst.sy + k;
+        const long o = base + r * a.dst.sy;
         a.dst.hx[o] = v[0];
         a.dst.hy[o] = v[1];
         a.dst.hz[o] = v[2];
       }
     }
-  // Ring: row j0-1 (columns k0-1 .. k0+31), then column k0-1 (rows j0 .. j0+rows-1).
-  for (long q = tid; q < kBlockK + 1 + s.rows; q += kFusedThreads) {
-    long row, kk;
-    if (q <= kBlockK) {
-      row = 0, kk = t.k0 - 1 + q;
-      if (kk >= a.owned.hi[2]) continue;
-    } else {
-      row = q - kBlockK, kk = t.k0 - 1;
-      if (t.j0 - 1 + row >= a.owned.hi[1]) continue;
-    }
-    const int col = int(R::kPad + (kk - t.k0));
-    fused_h_cell(s, p, row, col, a.c, v);
-    for (int w = 0; w < 3; ++w) s.h_at(p, w, row)[col] = v[w];
   }
+  // Ring: row j0-1 (columns k0-1 .. k0+31), then column k0-1 (rows j0 .. j0+rows-1).
+  const int ring_cols = int(t.k0 + kBlockK <= a.owned.hi[2] ? kBlockK + 1 : a.owned.hi[2] - t.k0 + 1);
+  for (int x = tid; x < ring_cols + rows; x += kFusedThreads) {
+    const int at = x < ring_cols ? R::kPad - 1 + x : (x - ring_cols + 1) * R::kStride + R::kPad - 1;
+    h_cell(q, at, R::kStride, a.c, v);
+    for (int w = 0; w < 3; ++w) q.h[w][at] = v[w];
+  }
+}
+
+// E^{n+1} of the cell at index x from H^{n+1/2} at p (h) and p-1 (hp) and E^n (e), the
+// CPU's expressions in the CPU's order (row_updates.hpp: e_row); no PEC.
+template <typename T>
+YEE_HD inline void e_cell(const T* const e[3], const T* const h[3], const T* const hp[3], int x, int stride, T c,
+                          T out[3]) {
+  const T* hx = h[0];
+  const T* hy = h[1];
+  const T* hz = h[2];
+  out[0] = e[0][x] + c * ((hz[x] - hz[x - stride]) - (hy[x] - hy[x - 1]));
+  out[1] = e[1][x] + c * ((hx[x] - hx[x - 1]) - (hz[x] - hp[2][x]));
+  out[2] = e[2][x] + c * ((hy[x] - hp[1][x]) - (hx[x] - hx[x - stride]));
 }
 
 // Plane p (>= i0), E phase, thread tid: E^{n+1} on this thread's cells of the tile from
@@ -301,30 +343,30 @@ YEE_HD inline void fused_e_phase(const FusedArgs<T>& a, const FusedShared<T>& s,
   const int tx = tid % kBlockK, ty = tid / kBlockK;
   const long k = t.k0 + tx;
   if (k >= a.owned.hi[2]) return;
-  const int col = R::kPad + tx;
-  const bool in_i = p >= a.core.lo[0], in_k = k >= a.core.lo[2];
+  const T* const e[3] = {s.e_at(p, 0, 0), s.e_at(p, 1, 0), s.e_at(p, 2, 0)};
+  const T* const h[3] = {s.h_at(p, 0, 0), s.h_at(p, 1, 0), s.h_at(p, 2, 0)};
+  const T* const hp[3] = {s.h_at(p - 1, 0, 0), s.h_at(p - 1, 1, 0), s.h_at(p - 1, 2, 0)};
+  const int rows = int(t.j0 + s.rows < a.owned.hi[1] ? s.rows : a.owned.hi[1] - t.j0);
+  const bool in_ik = p >= a.core.lo[0] && k >= a.core.lo[2];
   const bool wall_i = a.dst.goff[0] + p - 1 == 0, wall_k = a.dst.goff[2] + k - 1 == 0;
-  for (long r = ty; r < s.rows && t.j0 + r < a.owned.hi[1]; r += kFusedWarps) {
-    const long j = t.j0 + r, row = r + 1;
-    T ex = s.e_at(p, 0, row)[col], ey = s.e_at(p, 1, row)[col], ez = s.e_at(p, 2, row)[col];
-    if (in_i && in_k && j >= a.core.lo[1]) {
-      const T* hx = s.h_at(p, 0, row);
-      const T* hy = s.h_at(p, 1, row);
-      const T* hz = s.h_at(p, 2, row);
-      const T hy_p = s.h_at(p - 1, 1, row)[col], hz_p = s.h_at(p - 1, 2, row)[col];
-      const T hx_j = s.h_at(p, 0, row - 1)[col], hz_j = s.h_at(p, 2, row - 1)[col];
-      ex = ex + a.c * ((hz[col] - hz_j) - (hy[col] - hy[col - 1]));
-      ey = ey + a.c * ((hx[col] - hx[col - 1]) - (hz[col] - hz_p));
-      ez = ez + a.c * ((hy[col] - hy_p) - (hx[col] - hx_j));
+  const long base = p * a.dst.sx + t.j0 * a.dst.sy + k;
+  T v[3];
+  for (int r = ty; r < rows; r += kFusedWarps) {
+    const long j = t.j0 + r;
+    const int x = (r + 1) * R::kStride + R::kPad + tx;
+    if (in_ik && j >= a.core.lo[1]) {
+      e_cell(e, h, hp, x, R::kStride, a.c, v);
       const bool wall_j = a.dst.goff[1] + j - 1 == 0;
-      if (wall_i || wall_j) ez = T(0);
-      if (wall_i || wall_k) ey = T(0);
-      if (wall_j || wall_k) ex = T(0);
+      if (wall_i || wall_j) v[2] = T(0);
+      if (wall_i || wall_k) v[1] = T(0);
+      if (wall_j || wall_k) v[0] = T(0);
+    } else {
+      for (int w = 0; w < 3; ++w) v[w] = e[w][x];
     }
-    const long o = p * a.dst.sx + j * a.dst.sy + k;
-    a.dst.ex[o] = ex;
-    a.dst.ey[o] = ey;
-    a.dst.ez[o] = ez;
+    const long o = base + r * a.dst.sy;
+    a.dst.ex[o] = v[0];
+    a.dst.ey[o] = v[1];
+    a.dst.ez[o] = v[2];
   }
 }
 

@@ -102,38 +102,18 @@ YEE_HD inline long clampl(long x, long lo, long hi) { return x < lo ? lo : x > h
 
 // One plane of three components (E^n: e = true; H^{n-1/2}: e = false) over rows
 // [jlo, jhi) and columns [klo, khi) (clipped to the arrays' ghost layers by the caller),
-// into the shared buffers: 16-byte chunks of the interior, single entries beyond it.
+// into the shared buffers (fused_block.hpp: copy_plane).
 template <typename T, int TB, typename Mover>
 YEE_HD inline void sweep_copy(const SweepArgs<T>& a, const SweepShared<T, TB>& s, const FusedTile& t, long plane,
                               bool e, long jlo, long jhi, long klo, long khi, int tid, Mover& mv) {
   using R = SweepRow<T, TB>;
-  const long left = t.k0 - klo, right = khi - (t.k0 + kBlockK);  // single entries each side (may be < 0)
-  const long lpieces = left > 0 ? left : 0, rpieces = right > 0 ? right : 0;
-  const long pieces = R::kChunks + lpieces + rpieces, rows = jhi - jlo;
-  if (rows <= 0) return;
-  for (long q = tid; q < 3 * rows * pieces; q += kFusedThreads) {
-    const int c = int(q / (rows * pieces));
-    const long rem = q - long(c) * rows * pieces;
-    const long rr = rem / pieces, piece = rem - rr * pieces;
-    const long j = jlo + rr, row = j - (t.j0 - TB);
-    const T* base = e ? (c == 0 ? a.src.ex : c == 1 ? a.src.ey : a.src.ez)
-                      : (c == 0 ? a.src.hx : c == 1 ? a.src.hy : a.src.hz);
-    const T* g = base + plane * a.src.sx + j * a.src.sy;
-    T* d = e ? s.e0(plane, c, row) : s.h0(plane, c, row);
-    if (piece < R::kChunks) {
-      const long k = t.k0 + piece * R::kChunk;
-      if (k + R::kChunk <= khi) {
-        mv.template copy<16>(d + R::kPad + piece * R::kChunk, g + k);
-      } else {
-        for (long x = 0; x < R::kChunk && k + x < khi; ++x)
-          mv.template copy<int(sizeof(T))>(d + R::kPad + piece * R::kChunk + x, g + k + x);
-      }
-    } else {
-      const long k = piece - R::kChunks < lpieces ? klo + (piece - R::kChunks)
-                                                 : t.k0 + kBlockK + (piece - R::kChunks - lpieces);
-      mv.template copy<int(sizeof(T))>(d + R::kPad + (k - t.k0), g + k);
-    }
-  }
+  const long off = plane * a.src.sx;
+  const T* const g[3] = {(e ? a.src.ex : a.src.hx) + off, (e ? a.src.ey : a.src.hy) + off,
+                         (e ? a.src.ez : a.src.hz) + off};
+  T* const d[3] = {e ? s.e0(plane, 0, 0) : s.h0(plane, 0, 0), e ? s.e0(plane, 1, 0) : s.h0(plane, 1, 0),
+                   e ? s.e0(plane, 2, 0) : s.h0(plane, 2, 0)};
+  copy_plane<T, R::kStride, R::kPad, R::kChunks + 2 * TB>(g, a.src.sy, d, t.j0 - TB, jlo, jhi, t.k0, klo, khi, tid,
+                                                           mv);
 }
 
 // E^n of plane x over the cone of step 1 (rows and columns j0-TB .. j0+J+TB-1, clipped to
@@ -187,47 +167,38 @@ YEE_HD inline bool sweep_e_plane(const FusedTile& t, const Box& owned, int s, lo
   return q >= t.i0 - (TB - s) && q < t.i1 + (TB - s) && q >= 0 && q <= owned.hi[0];
 }
 
-// H^s of one cell from E^{s-1} and H^{s-1} in shared memory (row_updates.hpp: h_row).
+// The shared planes of step s at plane q, each three components at row 0.
 template <typename T, int TB>
-YEE_HD inline void sweep_h_cell(const SweepShared<T, TB>& sh, int s, long q, long row, long col, T c, T out[3]) {
-  const T* ex = sh.e(s - 1, q, 0, row);
-  const T* ey = sh.e(s - 1, q, 1, row);
-  const T* ez = sh.e(s - 1, q, 2, row);
-  const T ex_j = sh.e(s - 1, q, 0, row + 1)[col], ez_j = sh.e(s - 1, q, 2, row + 1)[col];
-  const T ey_i = sh.e(s - 1, q + 1, 1, row)[col], ez_i = sh.e(s - 1, q + 1, 2, row)[col];
-  const T hx = s == 1 ? sh.h0(q, 0, row)[col] : sh.h(s - 1, q, 0, row)[col];
-  const T hy = s == 1 ? sh.h0(q, 1, row)[col] : sh.h(s - 1, q, 1, row)[col];
-  const T hz = s == 1 ? sh.h0(q, 2, row)[col] : sh.h(s - 1, q, 2, row)[col];
-  out[0] = hx - c * ((ez_j - ez[col]) - (ey[col + 1] - ey[col]));
-  out[1] = hy - c * ((ex[col + 1] - ex[col]) - (ez_i - ez[col]));
-  out[2] = hz - c * ((ey_i - ey[col]) - (ex_j - ex[col]));
+YEE_HD inline HPlanes<T> sweep_h_planes(const SweepShared<T, TB>& sh, int s, long q) {
+  HPlanes<T> h;
+  for (int w = 0; w < 3; ++w) {
+    h.e[w] = sh.e(s - 1, q, w, 0);
+    h.e1[w] = sh.e(s - 1, q + 1, w, 0);
+    h.ho[w] = s == 1 ? sh.h0(q, w, 0) : sh.h(s - 1, q, w, 0);
+    h.h[w] = sh.h(s, q, w, 0);
+  }
+  return h;
 }
 
-// E^s of one cell at (q, j, k) (shared row, col) from H^s and E^{s-1}; PEC and the source
-// (row_updates.hpp: e_row; the time loop's add_to). Off the owned box E^{s-1} is kept.
-template <typename T, int TB>
-YEE_HD inline void sweep_e_cell(const SweepArgs<T>& a, const SweepShared<T, TB>& sh, int s, long q, long j, long k,
-                                long row, long col, T out[3]) {
-  T ex = sh.e(s - 1, q, 0, row)[col], ey = sh.e(s - 1, q, 1, row)[col], ez = sh.e(s - 1, q, 2, row)[col];
+// E^s of the cell at index x, (q, j, k), from H^s (h at q, hp at q-1) and E^{s-1} (e):
+// the fused kernel's e_cell, PEC and the source (the time loop's add_to). Off the owned
+// box E^{s-1} is kept.
+template <typename T>
+YEE_HD inline void sweep_e_cell(const SweepArgs<T>& a, const T* const e[3], const T* const h[3],
+                                const T* const hp[3], int s, long q, long j, long k, int x, int stride, T out[3]) {
   const Box& o = a.owned;
   if (q >= o.lo[0] && q < o.hi[0] && j >= o.lo[1] && j < o.hi[1] && k >= o.lo[2] && k < o.hi[2]) {
-    const T* hx = sh.h(s, q, 0, row);
-    const T* hy = sh.h(s, q, 1, row);
-    const T* hz = sh.h(s, q, 2, row);
-    const T hy_p = sh.h(s, q - 1, 1, row)[col], hz_p = sh.h(s, q - 1, 2, row)[col];
-    const T hx_j = sh.h(s, q, 0, row - 1)[col], hz_j = sh.h(s, q, 2, row - 1)[col];
-    ex = ex + a.c * ((hz[col] - hz_j) - (hy[col] - hy[col - 1]));
-    ey = ey + a.c * ((hx[col] - hx[col - 1]) - (hz[col] - hz_p));
-    ez = ez + a.c * ((hy[col] - hy_p) - (hx[col] - hx_j));
+    e_cell(e, h, hp, x, stride, a.c, out);
     const bool wall_i = a.dst.goff[0] + q - 1 == 0, wall_j = a.dst.goff[1] + j - 1 == 0,
                wall_k = a.dst.goff[2] + k - 1 == 0;
-    if (wall_i || wall_j) ez = T(0);
-    if (wall_i || wall_k) ey = T(0);
-    if (wall_j || wall_k) ex = T(0);
+    if (wall_i || wall_j) out[2] = T(0);
+    if (wall_i || wall_k) out[1] = T(0);
+    if (wall_j || wall_k) out[0] = T(0);
     if (a.has_source && q == a.source[0] && j == a.source[1] && k == a.source[2])
-      ez = T(ez + T(a.source_value[s - 1]));
+      out[2] = T(out[2] + T(a.source_value[s - 1]));
+  } else {
+    for (int w = 0; w < 3; ++w) out[w] = e[w][x];
   }
-  out[0] = ex, out[1] = ey, out[2] = ez;
 }
 
 // Front p, H phase of step s (plane q = p-s+1), thread tid. Intermediate steps: H^s on the
@@ -239,48 +210,47 @@ YEE_HD inline void sweep_h_phase(const SweepArgs<T>& a, const SweepShared<T, TB>
   using R = SweepRow<T, TB>;
   const long q = p - s + 1;
   if (!sweep_h_plane<TB>(t, a.owned, s, q)) return;
-  const long g = TB - s;  // cone growth of this step
-  const long jlo = clampl(t.j0 - g - 1, 0, a.owned.hi[1]), jhi = clampl(t.j0 + sh.rows + g, 0, a.owned.hi[1]);
-  const long klo = clampl(t.k0 - g - 1, 0, a.owned.hi[2]), khi = clampl(t.k0 + kBlockK + g, 0, a.owned.hi[2]);
-  const long nr = jhi - jlo, nc = khi - klo;
+  const HPlanes<T> hp = sweep_h_planes(sh, s, q);
   T v[3];
   if (s < TB) {
-    for (long x = tid; x < nr * nc; x += kFusedThreads) {
-      const long rr = x / nc, j = jlo + rr, k = klo + (x - rr * nc);
-      const long row = j - (t.j0 - TB), col = R::kPad + (k - t.k0);
-      sweep_h_cell(sh, s, q, row, col, a.c, v);
-      for (int w = 0; w < 3; ++w) sh.h(s, q, w, row)[col] = v[w];
+    const long g = TB - s;  // cone growth of this step
+    const long jlo = clampl(t.j0 - g - 1, 0, a.owned.hi[1]), jhi = clampl(t.j0 + sh.rows + g, 0, a.owned.hi[1]);
+    const long klo = clampl(t.k0 - g - 1, 0, a.owned.hi[2]), khi = clampl(t.k0 + kBlockK + g, 0, a.owned.hi[2]);
+    const unsigned nc = unsigned(khi - klo), n = unsigned(jhi - jlo) * nc;
+    const int x0 = int(jlo - (t.j0 - TB)) * R::kStride + int(R::kPad + (klo - t.k0));
+    for (unsigned y = unsigned(tid); y < n; y += kFusedThreads) {
+      const unsigned rr = y / nc;
+      const int x = x0 + int(rr) * R::kStride + int(y - rr * nc);
+      h_cell(hp, x, R::kStride, a.c, v);
+      for (int w = 0; w < 3; ++w) hp.h[w][x] = v[w];
     }
     return;
   }
   // Last step: tile cells (coalesced stores), then the ring row j0-1 and column k0-1.
-  const bool store = q >= t.i0;
   const int tx = tid % kBlockK, ty = tid / kBlockK;
+  const int rows = int(t.j0 + sh.rows < a.owned.hi[1] ? sh.rows : a.owned.hi[1] - t.j0);
   const long k = t.k0 + tx;
-  if (k < a.owned.hi[2])
-    for (long r = ty; r < sh.rows && t.j0 + r < a.owned.hi[1]; r += kFusedWarps) {
-      const long row = TB + r, col = R::kPad + tx;
-      sweep_h_cell(sh, s, q, row, col, a.c, v);
-      for (int w = 0; w < 3; ++w) sh.h(s, q, w, row)[col] = v[w];
+  if (k < a.owned.hi[2]) {
+    const bool store = q >= t.i0;
+    const long base = q * a.dst.sx + t.j0 * a.dst.sy + k;
+    for (int r = ty; r < rows; r += kFusedWarps) {
+      const int x = (TB + r) * R::kStride + R::kPad + tx;
+      h_cell(hp, x, R::kStride, a.c, v);
+      for (int w = 0; w < 3; ++w) hp.h[w][x] = v[w];
       if (store) {
-        const long o = q * a.dst.sx + (t.j0 + r) * a.dst.sy + k;
+        const long o = base + r * a.dst.sy;
         a.dst.hx[o] = v[0];
         a.dst.hy[o] = v[1];
         a.dst.hz[o] = v[2];
       }
     }
-  for (long x = tid; x < kBlockK + 1 + sh.rows; x += kFusedThreads) {
-    long j, kk;
-    if (x <= kBlockK) {
-      j = t.j0 - 1, kk = t.k0 - 1 + x;
-      if (kk >= a.owned.hi[2]) continue;
-    } else {
-      j = t.j0 + (x - kBlockK - 1), kk = t.k0 - 1;
-      if (j >= a.owned.hi[1]) continue;
-    }
-    const long row = j - (t.j0 - TB), col = R::kPad + (kk - t.k0);
-    sweep_h_cell(sh, s, q, row, col, a.c, v);
-    for (int w = 0; w < 3; ++w) sh.h(s, q, w, row)[col] = v[w];
+  }
+  const int ring_cols = int(t.k0 + kBlockK <= a.owned.hi[2] ? kBlockK + 1 : a.owned.hi[2] - t.k0 + 1);
+  for (int x = tid; x < ring_cols + rows; x += kFusedThreads) {
+    const int at = x < ring_cols ? (TB - 1) * R::kStride + R::kPad - 1 + x
+                                 : (TB + x - ring_cols) * R::kStride + R::kPad - 1;
+    h_cell(hp, at, R::kStride, a.c, v);
+    for (int w = 0; w < 3; ++w) hp.h[w][at] = v[w];
   }
 }
 
@@ -293,17 +263,22 @@ YEE_HD inline void sweep_e_phase(const SweepArgs<T>& a, const SweepShared<T, TB>
   using R = SweepRow<T, TB>;
   const long q = p - s + 1;
   if (!sweep_e_plane<TB>(t, a.owned, s, q)) return;
+  const T* const e[3] = {sh.e(s - 1, q, 0, 0), sh.e(s - 1, q, 1, 0), sh.e(s - 1, q, 2, 0)};
+  const T* const h[3] = {sh.h(s, q, 0, 0), sh.h(s, q, 1, 0), sh.h(s, q, 2, 0)};
+  const T* const hp[3] = {sh.h(s, q - 1, 0, 0), sh.h(s, q - 1, 1, 0), sh.h(s, q - 1, 2, 0)};
   T v[3];
   if (s < TB) {
+    T* const out[3] = {sh.e(s, q, 0, 0), sh.e(s, q, 1, 0), sh.e(s, q, 2, 0)};
     const long g = TB - s;
     const long jlo = clampl(t.j0 - g, 0, a.owned.hi[1] + 1), jhi = clampl(t.j0 + sh.rows + g, 0, a.owned.hi[1] + 1);
     const long klo = clampl(t.k0 - g, 0, a.owned.hi[2] + 1), khi = clampl(t.k0 + kBlockK + g, 0, a.owned.hi[2] + 1);
-    const long nr = jhi - jlo, nc = khi - klo;
-    for (long x = tid; x < nr * nc; x += kFusedThreads) {
-      const long rr = x / nc, j = jlo + rr, k = klo + (x - rr * nc);
-      const long row = j - (t.j0 - TB), col = R::kPad + (k - t.k0);
-      sweep_e_cell(a, sh, s, q, j, k, row, col, v);
-      for (int w = 0; w < 3; ++w) sh.e(s, q, w, row)[col] = v[w];
+    const unsigned nc = unsigned(khi - klo), n = unsigned(jhi - jlo) * nc;
+    for (unsigned y = unsigned(tid); y < n; y += kFusedThreads) {
+      const unsigned rr = y / nc, cc = y - rr * nc;
+      const long j = jlo + rr, k = klo + cc;
+      const int x = int(j - (t.j0 - TB)) * R::kStride + int(R::kPad + (k - t.k0));
+      sweep_e_cell(a, e, h, hp, s, q, j, k, x, R::kStride, v);
+      for (int w = 0; w < 3; ++w) out[w][x] = v[w];
     }
     return;
   }
@@ -311,10 +286,12 @@ YEE_HD inline void sweep_e_phase(const SweepArgs<T>& a, const SweepShared<T, TB>
   const int tx = tid % kBlockK, ty = tid / kBlockK;
   const long k = t.k0 + tx;
   if (k >= a.owned.hi[2]) return;
-  for (long r = ty; r < sh.rows && t.j0 + r < a.owned.hi[1]; r += kFusedWarps) {
-    const long j = t.j0 + r;
-    sweep_e_cell(a, sh, s, q, j, k, TB + r, R::kPad + tx, v);
-    const long o = q * a.dst.sx + j * a.dst.sy + k;
+  const int rows = int(t.j0 + sh.rows < a.owned.hi[1] ? sh.rows : a.owned.hi[1] - t.j0);
+  const long base = q * a.dst.sx + t.j0 * a.dst.sy + k;
+  for (int r = ty; r < rows; r += kFusedWarps) {
+    const int x = (TB + r) * R::kStride + R::kPad + tx;
+    sweep_e_cell(a, e, h, hp, s, q, t.j0 + r, k, x, R::kStride, v);
+    const long o = base + r * a.dst.sy;
     a.dst.ex[o] = v[0];
     a.dst.ey[o] = v[1];
     a.dst.ez[o] = v[2];
