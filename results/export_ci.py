@@ -259,12 +259,14 @@ def main(argv=None):
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     # SIGTERM (the stage runner stopping the run) must still reach the finally that stops the database
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         run(args, out)
     except (Failed, ResultsError, export_readback.ReadbackError) as err:
         print(f"export-ci: FAILED: {err}", file=sys.stderr)
         return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 

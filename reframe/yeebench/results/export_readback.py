@@ -126,10 +126,10 @@ def compare(objects, samples, extra=None):
         obj = expected.get(where)
         if obj is None:
             problems.append(f"unexpected sample {label_map} = {value} at {stamp}")
-        elif not same_value(obj["value"], value):
+            continue
+        found[where] = True
+        if not same_value(obj["value"], value):
             problems.append(f"{describe(obj)}: sent {obj['value']!r}, stored {value!r}")
-        else:
-            found[where] = True
     problems += [f"{describe(obj)}: not stored (labels {labels(obj)})"
                  for where, obj in expected.items() if where not in found]
     return problems
