@@ -11,14 +11,15 @@ import shutil
 import socket
 import subprocess
 
-import yaml
-
+from yeebench import safe_io
 from yeebench.parsers import ParseError
 from yeebench.parsers.numactl import parse_hardware
 
 #: Keys of an expected-topology file that are compared (all optional except the counts).
 COUNT_KEYS = ("sockets", "cores", "pus", "numa_nodes")
 SCHEMA = "yeebench-topology"
+#: An expected-topology file is a few lines; anything larger is not one.
+EXPECTED_LIMIT = safe_io.MIB
 
 
 class TopologyError(ValueError):
@@ -126,12 +127,9 @@ def validate_expected(doc, origin="expected topology"):
 def load_expected(path):
     """Read and validate an expected-topology YAML file."""
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = yaml.safe_load(f)
-    except OSError as err:
-        raise TopologyError(f"{path}: cannot read ({err.strerror})") from None
-    except yaml.YAMLError as err:
-        raise TopologyError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
+        doc = safe_io.read_yaml(path, "expected topology", EXPECTED_LIMIT)
+    except safe_io.FileRefused as err:
+        raise TopologyError(str(err)) from None
     return validate_expected(doc, origin=path)
 
 

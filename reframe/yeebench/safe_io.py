@@ -249,6 +249,19 @@ def read_text(path, what, limit, errors="strict"):
         raise FileRefused(f"{what} {path} is not UTF-8 text (byte {err.start}); refusing to read it") from None
 
 
+def read_yaml(path, what, limit=MIB):
+    """The YAML document of a bounded regular file (safe_load); FileRefused naming `what` for one that
+    cannot be read, is not YAML or nests too deeply for the parser."""
+    import yaml
+    text = read_text(path, what, limit)
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise FileRefused(f"{what} {path} is not valid YAML ({str(err).splitlines()[0]})") from None
+    except RecursionError:
+        raise FileRefused(f"{what} {path} nests too deeply to be read") from None
+
+
 # -- locks --------------------------------------------------------------------------------------------
 def open_lock_file(path):
     """fd of the lock file `path` (created if absent), never through a link; FileRefused where `path`

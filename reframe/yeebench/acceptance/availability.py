@@ -31,8 +31,19 @@ DEFAULT_DAYS = 30
 DEFAULT_MIN_COVERAGE = 95.0
 
 
+#: A log of one row per node and day: 64 MiB holds about a million rows.
+LOG_LIMIT = 64 * 1024 * 1024
+
+
 class AvailabilityError(ValueError):
     """The log cannot be used: the message names the line and the problem."""
+
+
+def read_log(path):
+    """The text of an availability log (a bounded regular UTF-8 file); safe_io.FileRefused (a usage
+    error: one line, exit 2) for anything else."""
+    from yeebench import safe_io
+    return safe_io.read_text(path, "availability log", LOG_LIMIT)
 
 
 def _parse_hours(text, column, lineno):

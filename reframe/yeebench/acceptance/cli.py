@@ -3,6 +3,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import re
 import socket
 import sys
 
@@ -44,13 +45,7 @@ def _percent(text):
 
 # -- availability -------------------------------------------------------------------------
 def cmd_availability(args):
-    try:
-        with open(args.log, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise UsageError(f"cannot read {args.log}: {err.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{args.log} is not UTF-8 text") from None
+    text = availability.read_log(args.log)
     try:
         records = availability.parse_log(text)
         result = availability.effectiveness(records, days=args.days, end=args.end, start=args.start,
@@ -76,11 +71,27 @@ def cmd_availability(args):
 
 
 # -- topology -----------------------------------------------------------------------------
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+
+
+def _plain_name(text, option):
+    """`text` when it can be part of a file name in --dir (no '/', '..' or leading dot); UsageError
+    otherwise: a system name must never lead the recorded file out of its folder."""
+    if not _PLAIN_NAME.fullmatch(text):
+        raise UsageError(f"{option} {text!r} is not a plain name (letters, digits, '.', '_', '-'; "
+                         f"not starting with '.' or '-')")
+    return text
+
+
 def cmd_topology(args):
     observed = topology.observe()
     if args.record:
-        system = args.system or "local"
+        system = _plain_name(args.system or "local", "--system")
+        if args.partition is not None:
+            _plain_name(args.partition, "--partition")
         name = f"{system}-{args.partition}.yaml" if args.partition else f"{system}.yaml"
+        if not args.output and os.path.exists(args.dir) and not os.path.isdir(args.dir):
+            raise UsageError(f"--dir {args.dir} is not a directory")
         path = args.output or os.path.join(args.dir, name)
         doc = topology.to_expected(observed, system, args.partition)
         header = (f"# Expected topology of {system}{':' + args.partition if args.partition else ''}, "
@@ -88,7 +99,10 @@ def cmd_topology(args):
                   "`yeebench acceptance topology --record`.\n"
                   "# AcceptanceTopology fails on any node that differs; edit by hand if this node was not typical.\n")
         import yaml
-        write_atomic(path, header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None))
+        try:
+            write_atomic(path, header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None))
+        except OSError as err:
+            raise UsageError(f"cannot write {path}: {err.strerror or err}") from None
         print(path)
         return 0
     if args.check:
@@ -151,7 +165,7 @@ def cmd_report(args):
         try:
             write_atomic(args.output, text)
         except OSError as err:
-            raise UsageError(f"cannot write {args.output}: {err.strerror}") from None
+            raise UsageError(f"cannot write {args.output}: {err.strerror or err}") from None
         sys.stderr.write(report.as_text(summary).splitlines()[0] + "\n")
         print(args.output)
     else:

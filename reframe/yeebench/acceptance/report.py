@@ -72,12 +72,11 @@ def availability_case(log_path):
         return dict(case, where="-", verdict=NOT_MEASURED,
                     reason="no availability log given (yeebench acceptance report --availability LOG.csv; "
                            "format: yeebench acceptance availability --help)")
+    from yeebench.safe_io import FileRefused
     try:
-        with open(log_path, encoding="utf-8") as f:
-            result = availability.effectiveness(availability.parse_log(f.read()))
-    except (OSError, UnicodeDecodeError, availability.AvailabilityError) as err:
-        why = err.strerror if isinstance(err, OSError) else str(err)
-        return dict(case, where=log_path, verdict=NOT_MEASURED, reason=f"availability log unusable: {why}")
+        result = availability.effectiveness(availability.parse_log(availability.read_log(log_path)))
+    except (FileRefused, availability.AvailabilityError) as err:
+        return dict(case, where=log_path, verdict=NOT_MEASURED, reason=f"availability log unusable: {err}")
     verdict = {"PASS": PASS, "FAIL": FAIL}.get(result["verdict"], NOT_MEASURED)
     reason = result["reason"] if verdict != NOT_MEASURED else f"{result['verdict']}: {result['reason']}"
     return dict(case, where=log_path, verdict=verdict, reason=reason,

@@ -7,6 +7,8 @@ A waiver never turns a FAIL into anything else.
 """
 import fnmatch
 
+from yeebench import safe_io
+
 WAIVER_FORMAT = """\
 YAML file:
   waived_by: J. Admin <admin@example.org>     # who signs for the waivers (required)
@@ -21,14 +23,10 @@ class WaiverError(ValueError):
 
 def load(path):
     """{'path', 'waived_by', 'waivers': [{'check', 'reason', 'by'}]} from a waiver file."""
-    import yaml
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = yaml.safe_load(f)
-    except OSError as err:
-        raise WaiverError(f"cannot read waiver file {path}: {err.strerror}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
-        raise WaiverError(f"waiver file {path} is not YAML: {str(err).splitlines()[0]}") from None
+        doc = safe_io.read_yaml(path, "waiver file", safe_io.MIB)
+    except safe_io.FileRefused as err:
+        raise WaiverError(str(err)) from None
     if not isinstance(doc, dict):
         raise WaiverError(f"waiver file {path}: expected a mapping with waived_by and waivers")
     by = doc.get("waived_by")

@@ -11,10 +11,14 @@ from pathlib import Path
 
 import jsonschema
 
+from yeebench import safe_io
 from yeebench.results import fast_schema
+from yeebench.results import case_fields, untrusted_json
 from yeebench.results.errors import ResultsError
 
 SUPPORTED_DATA_MAJOR = "4"
+#: The largest report read: a full suite's report is a few MiB.
+REPORT_LIMIT = 512 * 1024 * 1024
 
 # Variables that describe *what* was measured; they become row parameters when a
 # test case carries them (ReFrame parameters are always included).
@@ -58,10 +62,9 @@ def _report_checks():
 def load_report(path):
     """The parsed report and its raw text; ResultsError on any defect."""
     try:
-        with open(path, "rb") as fp:
-            raw = fp.read()
-    except OSError as err:
-        raise ResultsError(f"cannot read report {path}: {err.strerror}") from None
+        raw = safe_io.read_bytes(path, "report", REPORT_LIMIT)
+    except safe_io.FileRefused as err:
+        raise ResultsError(str(err)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -80,6 +83,8 @@ def parse_report(text, what):
                            f"({err.msg}); corrupt or truncated?") from None
     except RecursionError:
         raise ResultsError(f"{what} nests JSON too deeply to be a ReFrame run report") from None
+    except ValueError as err:   # an integer longer than Python converts (4300 digits)
+        raise ResultsError(f"{what} holds a number too long to read ({str(err).split(':')[0]})") from None
     if not isinstance(report, dict) or "session_info" not in report or "runs" not in report:
         raise ResultsError(f"{what} is not a ReFrame run report (no session_info/runs)")
     if not isinstance(report["session_info"], dict) or not isinstance(report["runs"], list):
@@ -103,7 +108,7 @@ def parse_report(text, what):
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
             raise ResultsError(f"{what} fails ReFrame's report schema at {where}: {error.message}")
-    return report
+    return case_fields.normalise(untrusted_json.scrub(report, text, what))
 
 
 def iter_testcases(report):

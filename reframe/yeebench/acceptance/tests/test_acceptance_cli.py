@@ -46,7 +46,7 @@ def test_availability_of_a_node_missing_10_days_is_insufficient_data(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["availability", "/nonexistent.csv"], "cannot read /nonexistent.csv"),
+    (["availability", "/nonexistent.csv"], "cannot read availability log /nonexistent.csv"),
     (["availability", os.path.join(DATA, "numactl_vm_one_node.txt")], "header lacks column(s)"),
     (["availability", os.path.join(DATA, "availability_30days_pass.csv"), "--end", "1999-01-01"],
      "no rows between"),

@@ -68,7 +68,7 @@ def test_a_fail_cannot_be_waived(tmp_path):
     ("waived_by: me\n", "non-empty list"),
     ("waived_by: me\nwaivers:\n  - {check: X}\n", "waiver 1 (X) has no reason"),
     ("waived_by: me\nwaivers: [1]\n", "not a mapping"),
-    ("[unclosed\n", "not YAML"),
+    ("[unclosed\n", "not valid YAML"),
 ])
 def test_bad_waiver_files_name_the_problem(tmp_path, text, message):
     path = tmp_path / "w.yaml"
