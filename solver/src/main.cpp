@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     try {
       yee::Options probe = opt;
       yee::validate_for_ranks(probe, 1);
-      yee::check_memory(probe, yee::rank_memory_need(probe, 0, 1), 1, yee::memory_limit());
+      yee::check_memory(probe, yee::rank_memory_need(probe, 0, 1), 1, yee::memory_limit(yee::resident_bytes()));
     } catch (const yee::UsageError& e) {
       return usage_error(e.what());
     }
@@ -99,18 +99,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   // Memory, before anything is allocated: the ranks sharing a node add up their needs and
-  // compare them with that node's limit; any node's refusal stops every rank.
+  // compare them with what that node's limit leaves (less what other processes use there;
+  // what these ranks hold already is part of their need); any node's refusal stops every rank.
   std::string too_big;
   {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     int node_ranks = 1;
     MPI_Comm_size(node, &node_ranks);
-    double need = yee::rank_memory_need(opt, rank, size), node_need = 0.0;
-    MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, node);
+    double mine[2] = {yee::rank_memory_need(opt, rank, size), yee::resident_bytes()}, sums[2] = {0.0, 0.0};
+    MPI_Allreduce(mine, sums, 2, MPI_DOUBLE, MPI_SUM, node);
     MPI_Comm_free(&node);
     try {
-      yee::check_memory(opt, node_need, node_ranks, yee::memory_limit());
+      yee::check_memory(opt, sums[0], node_ranks, yee::memory_limit(sums[1]));
     } catch (const yee::UsageError& e) {
       too_big = e.what();
     }

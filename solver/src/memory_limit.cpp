@@ -30,6 +30,29 @@ double read_limit(const std::string& file) {
   return double(x);
 }
 
+// A file's first number in bytes; 0 when absent or unreadable.
+double read_number(const std::string& file) {
+  std::ifstream in(file);
+  std::string v;
+  if (!(in >> v)) return 0.0;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+  return errno || *end ? 0.0 : double(x);
+}
+
+// The value of `key` in a memory.stat file; 0 when absent.
+double read_stat(const std::string& file, const char* key) {
+  std::ifstream in(file);
+  std::string k;
+  unsigned long long v = 0;
+  while (in >> k >> v)
+    if (k == key) return double(v);
+  return 0.0;
+}
+
+bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
 // Mount points of the cgroup v2 hierarchy and of the v1 memory controller.
 void cgroup_mounts(std::string& v2, std::string& v1mem) {
   std::ifstream in("/proc/self/mountinfo");
@@ -48,18 +71,41 @@ void cgroup_mounts(std::string& v2, std::string& v1mem) {
   }
 }
 
-// The smallest limit of `file` in `dir` and its ancestors up to the mount point `top`.
-void walk_up(const std::string& top, std::string rel, const char* file, const char* label, MemoryLimit& best) {
+// One cgroup directory: false when it holds no memory controller files. A level with a
+// limit narrows `best` to the room it leaves: the limit less what is in use there, less
+// the file cache the kernel reclaims before it kills (inactive_file), plus `own` (this
+// job's ranks are in use there already, and their need counts them).
+bool consider_cgroup(const std::string& dir, double own, MemoryLimit& best) {
+  const bool v2 = exists(dir + "/memory.max");
+  if (!v2 && !exists(dir + "/memory.limit_in_bytes")) return false;
+  const std::string file = dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes");
+  const double limit = read_limit(file);
+  if (limit <= 0) return true;  // "max": no limit here
+  const double usage = read_number(dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes"));
+  const double cache = read_stat(dir + "/memory.stat", v2 ? "inactive_file" : "total_inactive_file");
+  double used = usage - cache - own;
+  if (used < 0) used = 0;
+  const double room = limit > used ? limit - used : 0.0;
+  if (best.bytes == 0 || room < best.bytes) {
+    best.bytes = room;
+    best.limit = limit;
+    best.used = used;
+    best.source = std::string(v2 ? "cgroup memory.max" : "cgroup memory.limit_in_bytes") + " (" + file + ")";
+  }
+  return true;
+}
+
+std::string parent_dir(const std::string& dir) {
+  const std::size_t slash = dir.find_last_of('/', dir.size() > 1 ? dir.size() - 2 : 0);
+  return slash == std::string::npos || slash == 0 ? "/" : dir.substr(0, slash);
+}
+
+// `dir` and its ancestors up to the mount point `top`.
+void walk_up(const std::string& top, std::string rel, double own, MemoryLimit& best) {
   for (;;) {
-    const std::string dir = top + (rel == "/" ? "" : rel);
-    const double v = read_limit(dir + "/" + file);
-    if (v > 0 && (best.bytes == 0 || v < best.bytes)) {
-      best.bytes = v;
-      best.source = std::string(label) + " (" + dir + "/" + file + ")";
-    }
+    consider_cgroup(top + (rel == "/" ? "" : rel), own, best);
     if (rel.empty() || rel == "/") return;
-    const std::size_t slash = rel.rfind('/');
-    rel = slash == 0 ? "/" : rel.substr(0, slash);
+    rel = parent_dir(rel);
   }
 }
 
@@ -74,7 +120,7 @@ std::string size_text(double bytes) {
 
 }  // namespace
 
-MemoryLimit memory_limit() {
+MemoryLimit memory_limit(double own_bytes) {
   MemoryLimit lim;
   if (const char* v = std::getenv("YEE_MEMORY_LIMIT_BYTES")) {
     errno = 0;
@@ -82,37 +128,51 @@ MemoryLimit memory_limit() {
     const double x = std::strtod(v, &end);
     if (!*v || *end || errno || !(x >= 1.0))
       throw UsageError(std::string("YEE_MEMORY_LIMIT_BYTES: '") + v + "' is not a positive number of bytes");
-    lim.bytes = x;
+    lim.bytes = lim.limit = x;
     lim.source = "YEE_MEMORY_LIMIT_BYTES";
     return lim;
   }
   const double phys = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (phys > 0) {
-    lim.bytes = phys;
+    lim.bytes = lim.limit = phys;
     lim.source = "this machine's RAM";
   }
-  std::string v2, v1mem;
-  cgroup_mounts(v2, v1mem);
-  std::ifstream in("/proc/self/cgroup");
-  std::string line;
-  while (std::getline(in, line)) {  // ID:CONTROLLERS:PATH
-    const std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
-    if (b == std::string::npos) continue;
-    const std::string ctrl = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
-    if (ctrl.empty() && !v2.empty())
-      walk_up(v2, path, "memory.max", "cgroup memory.max", lim);
-    else if (("," + ctrl + ",").find(",memory,") != std::string::npos && !v1mem.empty())
-      walk_up(v1mem, path, "memory.limit_in_bytes", "cgroup memory.limit_in_bytes", lim);
+  if (const char* dir = std::getenv("YEE_CGROUP_DIR")) {  // a stand-in tree: up while it has memory files
+    for (std::string d = dir; consider_cgroup(d, own_bytes, lim) && d != "/";) d = parent_dir(d);
+  } else {
+    std::string v2, v1mem;
+    cgroup_mounts(v2, v1mem);
+    std::ifstream in("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(in, line)) {  // ID:CONTROLLERS:PATH
+      const std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+      if (b == std::string::npos) continue;
+      const std::string ctrl = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+      if (ctrl.empty() && !v2.empty())
+        walk_up(v2, path, own_bytes, lim);
+      else if (("," + ctrl + ",").find(",memory,") != std::string::npos && !v1mem.empty())
+        walk_up(v1mem, path, own_bytes, lim);
+    }
   }
   if (const char* s = std::getenv("SLURM_MEM_PER_NODE")) {  // megabytes
     char* end = nullptr;
     const double mb = std::strtod(s, &end);
     if (*s && end && *end == '\0' && mb > 0 && (lim.bytes == 0 || mb * 1048576.0 < lim.bytes)) {
-      lim.bytes = mb * 1048576.0;
+      lim.bytes = lim.limit = mb * 1048576.0;
+      lim.used = 0.0;
       lim.source = "SLURM_MEM_PER_NODE";
     }
   }
   return lim;
+}
+
+double resident_bytes() {
+  // Anonymous pages only (resident less file-backed): the libraries' pages are shared and
+  // mostly charged to whichever cgroup read them first.
+  std::ifstream in("/proc/self/statm");  // size resident shared ... (pages)
+  double size = 0, resident = 0, shared = 0;
+  if (!(in >> size >> resident >> shared) || resident < shared) return 0.0;
+  return (resident - shared) * double(sysconf(_SC_PAGESIZE));
 }
 
 double rank_memory_need(const Options& o, int rank, int ranks) {
@@ -142,10 +202,14 @@ double rank_memory_need(const Options& o, int rank, int ranks) {
 
 void check_memory(const Options& o, double node_need, int node_ranks, const MemoryLimit& lim) {
   if (lim.bytes <= 0 || node_need <= lim.bytes) return;
+  // "in use" below 1 MiB is noise: then the limit alone is the room
+  const std::string room = lim.used >= 1048576.0
+                               ? size_text(lim.bytes) + " available: the " + size_text(lim.limit) + " limit of " +
+                                     lim.source + " less " + size_text(lim.used) + " in use by other processes"
+                               : size_text(lim.limit) + " limit of " + lim.source;
   throw UsageError("grid " + std::to_string(o.n[0]) + "x" + std::to_string(o.n[1]) + "x" + std::to_string(o.n[2]) +
                    ": the " + std::to_string(node_ranks) + " rank(s) on this node need about " + size_text(node_need) +
-                   " (fields, output buffers, runtime), more than the " + size_text(lim.bytes) + " limit of " +
-                   lim.source);
+                   " (fields, output buffers, runtime), more than the " + room);
 }
 
 }  // namespace yee

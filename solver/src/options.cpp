@@ -168,7 +168,6 @@ const std::vector<Flag>& flags() {
                                "1..64 (default auto: the cache model's choice)",
        [](Options& o, const std::string& v) {
          o.time_block = v == "auto" ? 0 : parse_long("time-block", v, 1, kMaxTimeBlock);
-         o.time_block_given = true;
        }},
       {"output", "none|ascii|binary|hdf5", "field output format (default none); see solver/src/io/README.md",
        [](Options& o, const std::string& v) { o.output = one_of("output", v, {"none", "ascii", "binary", "hdf5"}); }},
@@ -240,8 +239,20 @@ bool truthy(const std::string& key, const std::string& v) {
   throw UsageError("config key " + key + ": " + quote(v) + " is not true/false");
 }
 
+// --probe adds a point each time it is given; every other option is given at most once
+// (per source: the command line overrides the config file).
+bool repeatable(const std::string& key) { return key == "probe"; }
+
+bool is_given(const Options& o, const char* key) {
+  return std::find(o.given.begin(), o.given.end(), key) != o.given.end();
+}
+
+void note_given(Options& o, const std::string& key) {
+  if (!is_given(o, key.c_str())) o.given.push_back(key);
+}
+
 // key = value lines; [section] headers and #/; comments ignored; values may be quoted;
-// a repeatable key (probe) may appear several times.
+// a repeatable key (probe) may appear several times, any other key once.
 // --n sets every axis, so --n together with --nx/--ny/--nz from the same source (the
 // command line, or one config file) is a contradiction, not a precedence question.
 void check_axis_conflict(const std::vector<std::string>& keys, const std::string& where) {
@@ -273,6 +284,7 @@ void apply_config_file(Options& opt, const std::string& path) {
   if (long(text.size()) > kMaxConfigBytes) throw UsageError("--config: " + quote(path) + " is larger than 1 MiB");
   std::istringstream in(text);
   std::vector<std::string> keys;
+  std::vector<long> key_lines;
   std::string line;
   long lineno = 0;
   while (std::getline(in, line)) {
@@ -303,7 +315,13 @@ void apply_config_file(Options& opt, const std::string& path) {
     const Flag* f = find_flag(key);
     if (!f || key == "config" || key == "help" || key == "version")
       throw UsageError("config " + quote(path) + " line " + std::to_string(lineno) + ": unknown key " + quote(key));
+    // A key set twice would silently take its last value: only the repeatable one may.
+    for (std::size_t k = 0; k < keys.size() && !repeatable(key); ++k)
+      if (keys[k] == key)
+        throw UsageError("config " + quote(path) + " line " + std::to_string(lineno) + ": key " + quote(key) +
+                         " repeats line " + std::to_string(key_lines[k]) + "; give it once");
     keys.push_back(key);
+    key_lines.push_back(lineno);
     if (f->metavar == nullptr) {
       if (truthy(key, val)) f->set(opt, "");
     } else {
@@ -311,6 +329,7 @@ void apply_config_file(Options& opt, const std::string& path) {
     }
   }
   check_axis_conflict(keys, " in config " + quote(path));
+  for (const auto& k : keys) note_given(opt, k);
 }
 
 // --report / --probe-out are written after the run: whatever would make that write fail is
@@ -355,7 +374,66 @@ void check_writable_target(const std::string& flag, const std::string& path) {
   }
 }
 
+// Options that act only through another: each is refused when the run as configured
+// would ignore it (a forgotten --output, say, must not look like a run that wrote files).
+struct Dependency {
+  const char* option;
+  bool (*acts)(const Options&);
+  std::string (*setting)(const Options&);  // what the run has instead, e.g. "with --output none"
+  const char* needs;                       // what would make the option act
+};
+
+bool writes_fields(const Options& o) { return o.output != "none"; }
+bool writes_hdf5(const Options& o) { return o.output == "hdf5"; }
+bool has_probes(const Options& o) { return !o.probes.empty(); }
+bool has_source(const Options& o) { return o.source != "none"; }
+bool places_something(const Options& o) { return o.source != "none" || o.init_mode == "pulse"; }
+// --dx converts a frequency in Hz, and field files record it (dx_m).
+bool uses_dx(const Options& o) { return (o.source != "none" && o.source_freq >= 1.0) || o.output != "none"; }
+bool tiles(const Options& o) { return o.kernel != "split"; }
+bool wavefront(const Options& o) { return o.kernel == "wavefront"; }
+bool shows_progress(const Options& o) { return !o.quiet; }
+
+std::string output_setting(const Options& o) { return "with --output " + o.output; }
+std::string probe_setting(const Options&) { return "without --probe"; }
+std::string source_setting(const Options& o) { return "with --source " + o.source; }
+std::string placing_setting(const Options& o) { return "with --source " + o.source + " and --init-mode " + o.init_mode; }
+std::string dx_setting(const Options& o) {
+  return std::string(o.source == "none" ? "with --source none" : "with a normalised --source-freq (< 1)") +
+         " and --output none";
+}
+std::string kernel_setting(const Options& o) { return "with --kernel " + o.kernel; }
+std::string quiet_setting(const Options&) { return "with --quiet"; }
+
+const Dependency kDependencies[] = {
+    {"output-every", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
+    {"output-fields", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
+    {"output-dir", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
+    {"output-strategy", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
+    {"overwrite", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
+    {"output-fsync", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
+    {"hdf5-chunk", writes_hdf5, output_setting, "it needs --output hdf5"},
+    {"hdf5-compress", writes_hdf5, output_setting, "it needs --output hdf5"},
+    {"hdf5-layout", writes_hdf5, output_setting, "it needs --output hdf5"},
+    {"probe-field", has_probes, probe_setting, "it needs --probe i,j,k"},
+    {"probe-out", has_probes, probe_setting, "it needs --probe i,j,k"},
+    {"source-freq", has_source, source_setting, "it needs --source ricker|gauss-sine"},
+    {"source-amp", has_source, source_setting, "it needs --source ricker|gauss-sine"},
+    {"source-pos", places_something, placing_setting, "it needs --source ricker|gauss-sine or --init-mode pulse"},
+    {"dx", uses_dx, dx_setting, "it needs a --source-freq in Hz (>= 1), or --output (the files record it)"},
+    {"tile", tiles, kernel_setting, "it needs --kernel fused|wavefront"},
+    {"time-block", wavefront, kernel_setting, "it needs --kernel wavefront"},
+    {"no-progress", shows_progress, quiet_setting, "--quiet hides the progress line already"},
+};
+
+void check_dependencies(const Options& o) {
+  for (const Dependency& d : kDependencies)
+    if (is_given(o, d.option) && !d.acts(o))
+      throw UsageError(std::string("--") + d.option + " has no effect " + d.setting(o) + ": " + d.needs);
+}
+
 void validate(Options& o) {
+  check_dependencies(o);
   const double smax = 1.0 / std::sqrt(3.0);
   if (o.courant == 0.0) o.courant = 0.99 * smax;  // not given (the flag refuses 0)
   if (!(o.courant > 0.0)) throw UsageError("--courant: must be > 0");
@@ -394,9 +472,6 @@ void validate(Options& o) {
     throw UsageError("--energy-every " + std::to_string(o.energy_every) + " is larger than --steps " +
                      std::to_string(o.steps) + ": the energy would only be computed at the end; use "
                      "--energy-every <= --steps, or 0 for the end only");
-  if (o.time_block_given && o.kernel != "wavefront")
-    throw UsageError("--time-block applies to --kernel wavefront only (the " + o.kernel +
-                     " kernel makes one time step per sweep)");
   // --gpu-per-rank promises a GPU per rank: a CPU backend cannot keep it. (--cuda-aware
   // only chooses how halo messages travel; main() warns that it has no effect there.)
   if (!YEE_BACKEND_DEVICE_GPU && o.gpu_per_rank)
@@ -446,6 +521,11 @@ Options parse_options(int argc, char** argv) {
       if (i + 1 >= argc) throw UsageError("--" + name + " needs a value (" + f->metavar + ")");
       value = argv[++i];
     }
+    for (const auto& g : given)  // a flag given twice would silently take its last value
+      if (g.first == f && !repeatable(f->name))
+        throw UsageError("--" + name + " is given twice" +
+                         (f->metavar ? " (" + quote(g.second) + " and " + quote(value) + ")" : std::string()) +
+                         "; give it once");
     given.push_back({f, value});
   }
   for (const auto& g : given)
@@ -469,6 +549,7 @@ Options parse_options(int argc, char** argv) {
       cli_probes = true;
     }
     g.first->set(opt, g.second);
+    note_given(opt, g.first->name);
   }
   validate(opt);
   return opt;

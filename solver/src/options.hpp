@@ -36,7 +36,6 @@ struct Options {
   std::string report = "-";       // "-" = stdout
   std::string kernel = "fused";   // fused | split | wavefront
   long time_block = 0;            // wavefront: time steps per pass, 0 = auto (cache model)
-  bool time_block_given = false;  // --time-block given (refused with the other kernels)
   // Field output (src/io/): format, cadence, components, target and strategy.
   std::string output = "none";          // none | ascii | binary | hdf5
   long output_every = 1;                // write after every N-th step
@@ -57,6 +56,7 @@ struct Options {
   std::string cuda_aware = "auto";  // CUDA: auto | on | off, device buffers straight to MPI
   bool cuda_aware_given = false;
   std::string config;
+  std::vector<std::string> given;  // the options set (command line and config file), once each
   bool help = false;
   bool version = false;
 };

@@ -42,7 +42,7 @@ if HDF5 == "none":
     usage_error(["--output", "hdf5"], ["--output hdf5", "without HDF5"])
 elif HDF5 == "serial":
     usage_error(["--output", "hdf5", "--output-strategy", "shared"], ["shared", "serial HDF5"])
-usage_error(["--output", "binary", "--hdf5-compress", "deflate"], ["--output hdf5 only"])
+usage_error(["--output", "binary", "--hdf5-compress", "deflate"], ["--hdf5-compress", "no effect", "--output hdf5"])
 usage_error(["--output", "hdf5", "--hdf5-compress", "gzip"], ["--hdf5-compress", "deflate:LEVEL"])
 usage_error(["--output", "hdf5", "--hdf5-compress", "deflate:12"], ["--hdf5-compress"])
 usage_error(["--output", "hdf5", "--hdf5-chunk", "0x4x4"], ["--hdf5-chunk", "positive"])

@@ -16,7 +16,7 @@ from yee_testlib import check, finish, report, run, scratch_dir
 tmp = scratch_dir("yee-io-records-")
 
 for args, what in ((["--hdf5-layout", "rows"], "rows"),
-                   (["--hdf5-layout", "records", "--output", "binary"], "hdf5 only"),
+                   (["--hdf5-layout", "records", "--output", "binary"], "needs --output hdf5"),
                    (["--hdf5-layout", "records", "--output", "hdf5", "--output-strategy", "shared"], "shared")):
     rc, out, err = run(["--n", "4", "--steps", "1", "--output-dir", os.path.join(tmp, "bad")] + args, timeout=60)
     lines = [ln for ln in err.strip().splitlines() if ln]

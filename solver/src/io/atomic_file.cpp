@@ -1,6 +1,9 @@
 #include "io/atomic_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -9,7 +12,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "io/temp_registry.hpp"
 
@@ -91,6 +96,55 @@ std::string commit_temp(TempFile& t, const std::string& final_path, bool fsync) 
   t.slot = -1;
   t.path.clear();
   return "";
+}
+
+int divert_descriptors(const std::string& path) {
+  struct stat target;
+  if (path.empty() || ::stat(path.c_str(), &target) != 0) return 0;
+  std::vector<int> fds;  // this process's open descriptors (listed first: the sink adds one)
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    while (const dirent* e = ::readdir(d))
+      if (e->d_name[0] != '.') fds.push_back(std::atoi(e->d_name));
+    ::closedir(d);
+  } else {  // no /proc: every number up to the descriptor limit (bounded)
+    struct rlimit rl;
+    const long top = ::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? long(rl.rlim_cur) : 65536;
+    for (int fd = 0; fd < top; ++fd) fds.push_back(fd);
+  }
+  int sink = -1, diverted = 0;
+  for (int fd : fds) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || st.st_dev != target.st_dev || st.st_ino != target.st_ino) continue;
+    if (sink < 0) {
+#ifdef MFD_CLOEXEC
+      sink = ::memfd_create("yee-abandoned-output", MFD_CLOEXEC);
+#endif
+      if (sink < 0) sink = ::open("/dev/null", O_RDWR | O_CLOEXEC);  // writes succeed there too
+      if (sink < 0) return diverted;
+    }
+    if (::dup2(sink, fd) >= 0) ++diverted;
+  }
+  if (sink >= 0) ::close(sink);
+  return diverted;
+}
+
+std::string reserve_space(int fd, const std::string& final_path, double bytes) {
+#ifdef FALLOC_FL_KEEP_SIZE
+  if (fd < 0 || bytes <= 0) return "";
+  if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, off_t(bytes)) == 0) return "";
+  const int e = errno;
+  if (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL) return "";  // not on this file system
+  return "cannot write " + final_path + ": " + std::strerror(e) + " (reserving " + std::to_string(long(bytes / 1024)) +
+         " KiB)";
+#else
+  (void)fd; (void)final_path; (void)bytes;
+  return "";
+#endif
+}
+
+void release_reserve(int fd) {
+  struct stat st;  // truncating to its own size frees the blocks reserved past the end
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && ::ftruncate(fd, st.st_size) != 0) { /* kept: only space */ }
 }
 
 std::string check_free_space(const std::string& path, double bytes) {

@@ -27,6 +27,21 @@ void discard_temp(TempFile& t);
 // the temporary and returns the reason; "" on success. Closes t.fd if still open.
 std::string commit_temp(TempFile& t, const std::string& final_path, bool fsync);
 
+// Points every descriptor this process holds on the file at `path` (its own, and those a
+// library opened by name: HDF5, MPI-IO) at an anonymous in-memory file, so that whatever
+// the library still writes before it closes the file (a flush on close) succeeds and goes
+// nowhere. For a temporary that is being thrown away after a write error: a library whose
+// close fails on a full disk may be left in a state it cannot leave (HDF5 1.10). Returns how
+// many descriptors were diverted.
+int divert_descriptors(const std::string& path);
+
+// Reserves `bytes` of disk for the file open as `fd` (its size stays as it is): the writes
+// that follow cannot then find the disk full or the quota spent. "" when reserved, or when
+// the file system cannot reserve (nothing is promised then); else the reason, naming
+// `final_path`. release_reserve() gives back what the file did not use (past its end).
+std::string reserve_space(int fd, const std::string& final_path, double bytes);
+void release_reserve(int fd);
+
 // "" when the file system holding `path` has `bytes` free, else a message naming both.
 std::string check_free_space(const std::string& path, double bytes);
 

@@ -102,8 +102,6 @@ void validate_output(const Options& o) {
                        std::string(hdf5_build_kind()) +
                        "); rebuild against a parallel HDF5 (Debian libhdf5-openmpi-dev) or use root|per-rank");
   }
-  if (o.output != "hdf5" && (o.hdf5_deflate >= 0 || o.hdf5_chunk != "auto" || o.hdf5_layout != "components"))
-    throw UsageError("--hdf5-compress/--hdf5-chunk/--hdf5-layout apply to --output hdf5 only");
   if (o.hdf5_layout == "records" && o.output_strategy == "shared")
     throw UsageError("--hdf5-layout records: written by one process per file (root or per-rank), not shared");
   if (o.hdf5_deflate >= 0 && o.hdf5_chunk == "none")
