@@ -28,6 +28,7 @@ from yeebench.results.errors import ResultsError
 
 _STARTED = time.time()
 _repeats = defaultdict(int)   # figure key -> repeats seen by this ReFrame process
+_numbered = {}                # (figure key, test case run) -> its repeat: every handler numbers a record alike
 
 
 def _iso(unix_time):
@@ -69,6 +70,7 @@ def objects(record):
     params = report_reader.parameters(case)
     completed = case.get("job_completion_time_unix")
     stamp = _iso(float(completed) if isinstance(completed, (int, float)) else time.time())
+    token = (case.get("hashcode"), case.get("jobid"), completed)   # this run of this test case
     out = []
     for metric, value, unit in _figures(case):
         if value is None:
@@ -77,16 +79,17 @@ def objects(record):
         si_value, si_unit = metrics.to_si(value, unit)
         key = (case.get("system"), case.get("partition"), case.get("environ"), check,
                tuple(sorted((k, str(v)) for k, v in params.items())), metric)
+        if (key, token) not in _numbered:
+            _numbered[(key, token)] = _repeats[key]
+            _repeats[key] += 1
         row = {"system": case.get("system") or "unknown", "partition": case.get("partition") or "",
                "environ": case.get("environ") or "", "check": check, "parameters": params, "metric": metric,
-               "value": si_value, "unit": si_unit, "direction": direction, "repeat": _repeats[key],
+               "value": si_value, "unit": si_unit, "direction": direction, "repeat": _numbered[(key, token)],
                "run_id": run_id(), "timestamp": stamp}
         try:
             out.append(export_figures.figure_object(row, _git_sha(), os.environ.get("YEEBENCH_IMAGE_DIGEST") or None))
         except ResultsError as err:
             print(f"yeebench perflog: left out: {err}", file=sys.stderr)
-            continue
-        _repeats[key] += 1
     return out
 
 
