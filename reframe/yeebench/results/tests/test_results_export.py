@@ -248,3 +248,33 @@ def test_readback_base_url_and_extra_labels():
     assert export_readback.base_url(url) == "http://vm.example:8428/prefix"
     assert export_readback.extra_labels(url) == {"site": "a", "ci": "b"}
     assert export_readback.base_url("http://vm:8428/influx/write?db=x") == "http://vm:8428"
+
+
+@pytest.mark.parametrize("sub", ["export", "calibrate"])
+def test_subcommand_help(sub):
+    proc = run_cli("results", sub, "--help")
+    assert proc.returncode == 0 and f"yeebench results {sub}" in proc.stdout
+
+
+def test_dashboard_queries_name_labels_and_figures_the_smoke_run_has(tmp_path):
+    """Each panel of results/grafana_dashboard.json reads yeebench_figure through the dashboard's
+    Prometheus data source variable, and names checks, metrics and labels a smoke run exports."""
+    from results_testutil import FIXTURES
+    dashboard = json.loads((REPO / "results" / "grafana_dashboard.json").read_text())
+    objects = _objects(ingested(tmp_path, FIXTURES / "reports" / "suite_smoke_run.json"))
+    label_names = {name for obj in objects for name in export_figures.labels(obj)}
+    figures = {(o["check"], o["metric"]) for o in objects}
+    assert [v["name"] for v in dashboard["templating"]["list"]] == ["datasource", "system"]
+    assert dashboard["templating"]["list"][0]["query"] == "prometheus"
+    for panel in dashboard["panels"]:
+        assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
+        for target in panel["targets"]:
+            expr = target["expr"]
+            assert "yeebench_figure{" in expr and 'system=~"$system"' in expr
+            check, metric = re.search(r'check="([^"]+)"', expr), re.search(r'metric="([^"]+)"', expr)
+            if check or metric:
+                assert (check.group(1), metric.group(1)) in figures, panel["title"]
+            grouped = re.findall(r"by \(([^)]*)\)", expr)
+            used = {n.strip() for group in grouped for n in group.split(",")}
+            used |= set(re.findall(r"\{\{(\w+)\}\}", target.get("legendFormat", "")))
+            assert used <= label_names, (panel["title"], used - label_names)
