@@ -14,12 +14,12 @@ A partition's nodes of different shapes are described by the most common one (th
 its `descr`). Without Slurm, or with a Slurm whose answers cannot be read, SlurmError says why in one line.
 """
 import collections
-import os
 import re
 import shutil
 import socket
 import subprocess
-import tempfile
+
+from yeebench import safe_io
 
 
 class SlurmError(Exception):
@@ -30,7 +30,9 @@ class SlurmError(Exception):
 _NAME = re.compile(r'[^A-Za-z0-9_-]')
 #: `Key=` at the start of a field of `scontrol ... -o` output (values may hold spaces, e.g. OS=, Reason=).
 _FIELD = re.compile(r'(?:^|\s)([A-Za-z][A-Za-z0-9_.:/]*)=')
-_GRES = re.compile(r'^gpu(?::([^:(]+))?(?::(\d+))?(?:\(.*\))?$')
+_GRES = re.compile(r'^gpu(?::([^:(]+))?(?::([0-9]+))?(?:\(.*\))?$')
+#: A count as Slurm prints it: ASCII digits only (str.isdigit() also takes '²', which int() refuses).
+_DIGITS = re.compile(r'[0-9]+')
 
 
 def run(argv, timeout=60):
@@ -38,7 +40,9 @@ def run(argv, timeout=60):
     if not shutil.which(argv[0]):
         raise SlurmError(f'{argv[0]} not found on PATH: this is not a Slurm login node')
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        # bytes that are not UTF-8 (a node's OS= or Reason= text) read as U+FFFD, never an exception
+        out = subprocess.run(argv, capture_output=True, encoding='utf-8', errors='replace', timeout=timeout,
+                             stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as err:
         raise SlurmError(f'{" ".join(argv)} could not run: {err}')
     if out.returncode != 0:
@@ -79,9 +83,10 @@ def parse_sinfo(text):
         if not line.strip():
             continue
         node, sep, partition = line.strip().partition('|')
+        partition = partition.rstrip('*')       # sinfo marks the default partition with a '*'
         if not sep or not node or not partition or ' ' in node:
             raise SlurmError(f'sinfo: cannot read the line {line.strip()[:60]!r} (expected NODE|PARTITION)')
-        nodes = partitions.setdefault(partition.rstrip('*'), [])
+        nodes = partitions.setdefault(partition, [])
         if node not in nodes:
             nodes.append(node)
     if not partitions:
@@ -96,24 +101,26 @@ def gpus_of(gres):
         m = _GRES.match(entry.strip())
         if m:   # gpu:N, gpu:TYPE:N (gpu:TYPE alone is one)
             kind, number = m.group(1), m.group(2)
-            count += int(number) if number else int(kind) if kind and kind.isdigit() else 1
+            count += int(number) if number else int(kind) if kind and _DIGITS.fullmatch(kind) else 1
     return count
 
 
-def _int(fields, key, node):
+def _int(fields, key, node, default=None):
     value = fields.get(key, '')
-    if not value.isdigit():
-        raise SlurmError(f'scontrol show node {node}: {key}={value or "(missing)"} is not a number')
+    if not value and default is not None:
+        return default
+    if not _DIGITS.fullmatch(value):
+        raise SlurmError(f'scontrol show node {node}: {key}={value[:40] or "(missing)"} is not a number')
     return int(value)
 
 
 def node_shape(name, fields):
     """(cpus, sockets, cores per socket, threads per core, GPUs, memory MiB) of one node."""
     cpus = _int(fields, 'CPUTot', name)
-    sockets = _int(fields, 'Sockets', name) * int(fields.get('Boards', '1') or 1)
+    sockets = _int(fields, 'Sockets', name) * _int(fields, 'Boards', name, default=1)
     cores = _int(fields, 'CoresPerSocket', name)
     threads = _int(fields, 'ThreadsPerCore', name)
-    memory = int(fields['RealMemory']) if fields.get('RealMemory', '').isdigit() else 0
+    memory = int(fields['RealMemory']) if _DIGITS.fullmatch(fields.get('RealMemory', '')) else 0
     if cpus < 1 or sockets < 1 or cores < 1 or threads < 1:
         raise SlurmError(f'scontrol show node {name}: CPUTot={cpus} Sockets={sockets} CoresPerSocket={cores} '
                          f'ThreadsPerCore={threads} describe no CPU')
@@ -180,6 +187,18 @@ def partition_entry(name, node_names, nodes, scheduler, mpi, binds=True):
     return entry
 
 
+def _distinct_names(entries):
+    """Give each ReFrame partition its own name: Slurm's 'a.b' and 'a_b' both become 'a_b', which ReFrame
+    would take for one partition; the later ones are suffixed _2, _3 ... (`access` keeps Slurm's name)."""
+    taken = set()
+    for entry in entries:
+        name, n = entry['name'], 1
+        while entry['name'] in taken:
+            n += 1
+            entry['name'] = f'{name}_{n}'
+        taken.add(entry['name'])
+
+
 def system_config(sinfo_text, nodes_text, config_text='', srun_list='', partition=None, hostname=None):
     """The ReFrame `site_configuration` dict from the commands' outputs."""
     partitions = parse_sinfo(sinfo_text)
@@ -198,6 +217,7 @@ def system_config(sinfo_text, nodes_text, config_text='', srun_list='', partitio
     binds = not task_plugin or bool(re.search(r'task/(affinity|cgroup)', task_plugin))
     hostname = hostname or socket.gethostname()
     entries = [partition_entry(p, names, nodes, scheduler, mpi, binds) for p, names in partitions.items()]
+    _distinct_names(entries)
     return {
         'systems': [{
             'name': cluster,
@@ -239,14 +259,7 @@ def collect(partition=None):
 
 
 def write_atomically(path, text):
-    """Write `text` to `path` through a temporary file beside it: a reader sees the old file or the new one."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix='.from-slurm-', suffix='.py', dir=folder)
-    try:
-        with os.fdopen(fd, 'w') as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write `text` to `path` through a temporary file beside it: a reader sees the old file or the new one,
+    readable as open() would make it; safe_io.FileRefused (a usage error) where `path` is a link, a device,
+    a FIFO or a directory."""
+    safe_io.write_text(path, text, make_parents=False)

@@ -97,7 +97,7 @@ def test_one_partition(tmp_path):
 def assert_refused(rc, out, err, tmp_path, written='site.py'):
     assert rc == 2 and out == '', (rc, out, err)
     assert len(err.strip().splitlines()) == 1 and err.startswith('yeebench config: error: '), err
-    assert not (tmp_path / written).exists() and not list(tmp_path.glob('.from-slurm-*'))
+    assert not (tmp_path / written).exists() and not list(tmp_path.glob('.*.tmp'))
 
 
 def test_without_slurm(tmp_path):
@@ -124,6 +124,9 @@ def test_with_a_slurm_that_cannot_be_read(tmp_path):
     ('scontrol', 'echo "NodeName=cn01 CPUTot=many Sockets=1 CoresPerSocket=1 ThreadsPerCore=1"', 'CPUTot=many'),
     ('scontrol', 'echo "NodeName=cn01 CPUTot=8 Sockets=1 CoresPerSocket=8 ThreadsPerCore=1"',
      'scontrol show node does not list it'),
+    ('scontrol', 'echo "NodeName=cn01 CPUTot=8 Sockets=1 Boards=abc CoresPerSocket=8 ThreadsPerCore=1"', 'Boards=abc'),
+    ('scontrol', 'echo "NodeName=cn01 CPUTot=\u00b2 Sockets=1 CoresPerSocket=8 ThreadsPerCore=1"', 'CPUTot=\u00b2'),
+    ('sinfo', 'echo "cn01|*"', 'cannot read the line'),
 ])
 def test_unreadable_answers(tmp_path, program, body, says):
     (tmp_path / 'site.py').write_text('# the site file before\n')
@@ -159,3 +162,51 @@ def test_a_slurm_that_does_not_bind_says_so():
     assert all(e.get('cpu_binding') is False for e in extras('task/none'))
     assert all('cpu_binding' not in e for e in extras('task/affinity,task/cgroup'))
     assert all('cpu_binding' not in e for e in extras(None))   # not stated: nothing assumed
+
+
+def test_answers_that_are_not_utf8_are_read(tmp_path):
+    # a node's free text (OS=, Reason=) in Latin-1: read with replacement characters, not refused
+    (tmp_path / 'data').mkdir()
+    for name in ('sinfo-nodes.txt', 'scontrol-show-config.txt', 'srun-mpi-list.txt'):
+        shutil.copy(DATA / name, tmp_path / 'data' / name)
+    nodes = (DATA / 'scontrol-show-node.txt').read_bytes().replace(b'Not responding', b'Ventilateur d\xe9faillant')
+    (tmp_path / 'data' / 'scontrol-show-node.txt').write_bytes(nodes.replace(b'OS=Linux', b'OS=\xff\xfeLinux'))
+    rc, out, err = yeebench(fake_slurm(tmp_path, data=tmp_path / 'data'), '-o', 'site.py', cwd=tmp_path)
+    assert rc == 0 and 'Traceback' not in err, err
+    assert [p['name'] for p in load(tmp_path / 'site.py')['systems'][0]['partitions']] == ['cpu', 'gpu', 'all']
+
+
+def test_partition_names_are_distinct_and_never_empty():
+    nodes = (DATA / 'scontrol-show-node.txt').read_text()
+    sinfo = 'cn01|a.b*\ncn02|a_b\ngn01|a-b\ngn02|a b\n'
+    parts = slurm.system_config(sinfo, nodes, hostname='login')['systems'][0]['partitions']
+    assert [p['name'] for p in parts] == ['a_b', 'a_b_2', 'a-b', 'a_b_3']
+    assert [p['access'] for p in parts] == [['--partition=a.b'], ['--partition=a_b'], ['--partition=a-b'],
+                                             ['--partition=a b']]
+
+
+def test_the_file_is_readable_as_open_would_make_it(tmp_path):
+    mask = os.umask(0o022)
+    try:
+        rc, _, err = yeebench(fake_slurm(tmp_path), '-o', 'site.py', cwd=tmp_path)
+    finally:
+        os.umask(mask)
+    assert rc == 0, err
+    assert (tmp_path / 'site.py').stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize('kind', ['symlink', 'fifo', 'directory'])
+def test_an_output_that_is_not_a_regular_file_is_left_as_it_was(tmp_path, kind):
+    target, victim = tmp_path / 'site.py', tmp_path / 'victim.py'
+    victim.write_text('# mine\n')
+    if kind == 'symlink':
+        target.symlink_to(victim)
+    elif kind == 'fifo':
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+    before = os.lstat(target)
+    rc, out, err = yeebench(fake_slurm(tmp_path), '-o', 'site.py', cwd=tmp_path)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and 'site.py' in err, err
+    after = os.lstat(target)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode) and victim.read_text() == '# mine\n'
