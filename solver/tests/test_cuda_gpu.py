@@ -36,14 +36,17 @@ def yee(binary, args, ranks=1):
     env["YEE_POISON"] = "1"
     probe = os.path.join(TMP, "probes-%d.csv" % len(os.listdir(TMP)))
     cmd = ([MPIEXEC, "-np", str(ranks), "--oversubscribe", "--bind-to", "none"] if ranks > 1 else []) + [binary]
-    p = subprocess.run(cmd + [str(a) for a in args] + ["--quiet", "--probe-out", probe], capture_output=True,
+    out = ["--probe-out", probe] if "--probe" in args else []  # (--probe-out alone is refused)
+    p = subprocess.run(cmd + [str(a) for a in args] + ["--quiet"] + out, capture_output=True,
                        text=True, timeout=300, env=env)
     if p.returncode != 0:
         fail("%s %s (ranks=%d) exited %d: %s" % (binary, " ".join(map(str, args)), ranks, p.returncode,
                                                   p.stderr.strip()[-1500:]))
     rep = json.loads(p.stdout)
-    with open(probe) as f:
-        rows = [line.strip().split(",")[2:] for line in f if line[0].isdigit()]
+    rows = []
+    if out:
+        with open(probe) as f:
+            rows = [line.strip().split(",")[2:] for line in f if line[0].isdigit()]
     rep["_probes"] = [float(x) for row in rows for x in row]
     return rep
 

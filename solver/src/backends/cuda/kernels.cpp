@@ -254,7 +254,10 @@ Copies* copies_of(const Fields<T>& f) {
 
 template <typename T>
 long fused_rows(const Fields<T>& f) {
-  return f.tile > 0 ? f.tile : cuda::fused_default_rows<T>();
+  if (f.tile > 0) return f.tile;
+  long rows = cuda::fused_default_rows<T>();  // halved until a block fits (GPUs with less shared memory)
+  while (rows > 8 && cuda::fused_smem_bytes<T>(rows) > g_smem_optin) rows /= 2;
+  return rows;
 }
 
 // Blocks of the fused kernel resident per SM at this tile size (for the launch plan).

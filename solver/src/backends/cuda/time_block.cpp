@@ -179,12 +179,12 @@ template <typename T>
 std::size_t sweep_smem_bytes(long rows) {
   return cuda::sweep_smem_bytes<T, kSweepSteps>(rows);
 }
-// 16 rows where a block of them fits the device's shared memory (H100/H200: f32 and f64),
-// else 8: taller tiles re-read less of the cone around them, and the registers hold the
-// sweep to two blocks per SM (f32) or one (f64) anyway.
+// f32: 16 rows where a block of them fits the device's shared memory (H100, H200), else 8;
+// f64: 8. Measured on an H200 at 512^3 (NOTES-cuda.md, "Tile rows"): f32 16 rows 39.4
+// Gcells/s, 32 34.3, 24 30.8, 8 27.5; f64 8 rows 21.4, 16 18.9.
 template <typename T>
 long sweep_default_rows() {
-  return cuda::sweep_smem_bytes<T, kSweepSteps>(16) <= smem_optin() ? 16 : 8;
+  return sizeof(T) == 4 && cuda::sweep_smem_bytes<T, kSweepSteps>(16) <= smem_optin() ? 16 : 8;
 }
 template std::size_t sweep_smem_bytes<float>(long);
 template std::size_t sweep_smem_bytes<double>(long);
