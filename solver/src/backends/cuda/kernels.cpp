@@ -1,6 +1,6 @@
 // CUDA backend of the kernel contract (compiled by nvcc as CUDA, see CMakeLists.txt).
 // Fields live in device memory; Fields<T>::comp holds device pointers, so only this file
-// dereferences them. Design and predicted effects: solver/NOTES-cuda.md.
+// and time_block.cpp dereference them. Design and predicted effects: solver/NOTES-cuda.md.
 //  - Layout: the CPU's (i, j, k) order with k fastest, but each k row is padded to a
 //    multiple of 128 bytes and shifted so that owned k = 1 starts a 128-byte line: a
 //    warp's 32 consecutive k entries are one aligned transaction.

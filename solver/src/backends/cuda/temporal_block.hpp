@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA wavefront kernel's sweep: TB time steps per pass over the fields, as a block
 // program the host test can run (like fused_block.hpp, whose tile, copies and barriers it
-// extends; design: solver/NOTES-cuda.md, "Temporal blocking").
+// extends; design: solver/NOTES-cuda.md, "Kernels").
 //
 // A block owns a tile of 32 k x J j cells and streams along i through a chunk of planes,
 // reading E^n, H^{n-1/2} from one copy of the fields and writing E^{n+TB}, H^{n+TB-1/2} of
