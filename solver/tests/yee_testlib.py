@@ -93,9 +93,9 @@ _KERNELS = {}
 
 
 def has_kernel(name):
-    """Whether this build of yee has the kernel `name` (the CUDA backend has no wavefront
-    kernel): the verification scripts are shared by every backend and skip the cases of a
-    kernel the binary refuses, saying so, rather than failing on them."""
+    """Whether this build of yee has the kernel `name` (a backend's traits.json lists its kernels):
+    the verification scripts are shared by every backend and skip the cases of a kernel the binary
+    refuses, saying so, rather than failing on them."""
     if name not in _KERNELS:
         rc, _, err = run(["--kernel", name, "--n", 8, "--steps", 1, "--quiet", "--report", os.devnull])
         _KERNELS[name] = not (rc == 2 and "not available" in err)

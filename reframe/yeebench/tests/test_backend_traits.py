@@ -86,7 +86,7 @@ def test_the_repository_backends():
     cpu, cuda = backend_traits('cpu'), backend_traits('cuda')
     assert (cpu.device, cpu.program, cpu.kernels) == ('cpu', 'yee', ('fused', 'split', 'wavefront'))
     assert (cuda.device, cuda.program, cuda.build_tool) == ('gpu', 'yee-cuda', 'nvcc')
-    assert not cuda.provides('wavefront') and '--gpu-per-rank' in cuda.run_options
+    assert cuda.provides('wavefront') and '--gpu-per-rank' in cuda.run_options
     programs = [backend_traits(b).program for b in solver_backends()]
     assert len(set(programs)) == len(programs), 'two backends would install the same program'
 

@@ -43,7 +43,7 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     backend = parameter(solver_backends())
 
     #: Update kernel: 'fused' (one pass over the fields per step: the memory-bandwidth-bound figure) or
-    #: 'wavefront' (several steps per pass over cache-sized tiles: the cache-blocked figure; cpu backend only).
+    #: 'wavefront' (several steps per pass over cache- or shared-memory-sized tiles: the temporally blocked figure).
     kernel = parameter(['fused', 'wavefront'])
 
     #: Grid edge of the 1-core baseline (defaults to the run's own grid).
@@ -56,7 +56,7 @@ class FdtdBase(SolverMixin, YeebenchCheck):
     @run_after('init')
     def gpu_partitions_only(self):
         if not self.traits.provides(self.kernel):
-            self.valid_systems = []  # e.g. no wavefront kernel on GPUs
+            self.valid_systems = []  # a backend without this kernel (its traits.json)
         elif self.traits.is_gpu:
             self.valid_systems = ['+gpu']
 
