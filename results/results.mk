@@ -34,3 +34,18 @@ history-benchmark: venv
 # smoke selection, default compare settings with the recorded history); about 1.5-4 minutes per trial.
 gate-readme-benchmark: venv
 	$(PY) results/gate/readme_benchmark.py --trials 20 --prefix $(PREFIX) --out $(BUILD)/gate-readme -- --repeat 5 -n FdtdStrongScaling
+
+.PHONY: scale-benchmark test-scale
+# Cost of ingest, compare and report against the size of a run: the recorded smoke run on 1, 10, 100 and
+# 1,000 nodes of 16 partitions in 4 environments (27 to 27,016 test cases; results/scale_report.py), each
+# tool timed for wall and CPU seconds, peak memory and output size; about 10 minutes. Not part of
+# `make test` (timings on a shared machine are no pass/fail test); results/README.md has the table.
+scale-benchmark: venv
+	$(PY) results/scale_benchmark.py --scales 1,10,100,1000 --out $(BUILD)/scale-benchmark
+
+# The tools' CPU time grows no faster than the run between 270 and 2,716 test cases (exponent at most
+# 1.15): a per-test-case cost that grows faster (a quadratic match, a schema walk per row) fails here.
+TEST_TARGETS += test-scale
+TEST_QUIET   += test-scale
+test-scale: venv
+	$(PY) results/scale_benchmark.py --scales 1,10,100 --max-exponent 1.15 --out $(BUILD)/test-scale

@@ -35,9 +35,9 @@ def is_slow(index):
     return index % SLOW_EVERY == SLOW_AT
 
 
-def layout(scale):
+def layout(scale, partitions=PARTITIONS):
     """(partitions, {partition: [node indices]}, [(partition, environ, node index) per copy])."""
-    count = min(PARTITIONS, scale)
+    count = min(partitions, scale)
     partitions = [f"part{p:02d}" for p in range(count)]
     copies = [(partitions[c % count], ENVIRONS[(c // count) % len(ENVIRONS)], c) for c in range(scale)]
     nodes = {p: [c for part, _, c in copies if part == p] for p in partitions}
@@ -118,12 +118,12 @@ def network_case(template, system, partition, nodes, rng, missing_pairs=()):
     return tc
 
 
-def scaled_cases(base, scale, seed=7):
+def scaled_cases(base, scale, seed=7, partitions=PARTITIONS):
     """Every test case of the scaled run, in order (a generator: x1000 is 27,000 cases)."""
     rng = random.Random(seed)
     cases = [tc for run in base["runs"] for tc in run["testcases"]]
     texts = [json.dumps(tc) for tc in cases]
-    partitions, nodes, copies = layout(scale)
+    partitions, nodes, copies = layout(scale, partitions)
     for partition, environ, node in copies:
         for case, text in zip(cases, texts):
             yield _copy_case(text, case, partition, environ, node, node, rng)
@@ -140,10 +140,10 @@ def _session(base, count):
     return info, dict(run, num_cases=count)
 
 
-def scaled_report(source=SOURCE, scale=1, seed=7):
-    """The scaled report as one dict (small scales; tests)."""
+def scaled_report(source=SOURCE, scale=1, seed=7, partitions=PARTITIONS):
+    """The scaled report as one dict (small scales; tests), over at most `partitions` partitions."""
     base = json.loads(Path(source).read_text())
-    cases = list(scaled_cases(base, scale, seed))
+    cases = list(scaled_cases(base, scale, seed, partitions))
     info, run = _session(base, len(cases))
     return dict(base, session_info=info, runs=[dict(run, testcases=cases)])
 

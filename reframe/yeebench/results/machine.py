@@ -20,7 +20,8 @@ def pooled_parameters(row):
     params = row["parameters"]
     where = params.get(DISTRIBUTED_PARTITION)
     if where is not None and str(where) == f"{row['system']}:{row['partition']}":
-        return {k: v for k, v in params.items() if k != DISTRIBUTED_PARTITION}
+        params = dict(params)
+        del params[DISTRIBUTED_PARTITION]
     return params
 
 
@@ -45,9 +46,10 @@ def nodelists(provenances):
 
 def node_of(rows_nodelists):
     """row -> the one node its test case ran on, or None (several nodes, or not recorded)."""
+    single = {case: str(names[0]) for case, names in rows_nodelists.items() if len(names) == 1}
+
     def node(row):
-        names = rows_nodelists.get(row.get("testcase"))
-        return str(names[0]) if names and len(names) == 1 else None
+        return single.get(row.get("testcase"))
     return node
 
 

@@ -21,8 +21,8 @@ import markupsafe
 import PIL.Image
 
 from yeebench import metrics
-from yeebench import stats
-from yeebench.results import compare, figures, machine, paper_figures, plots, report_machine, report_tables
+from yeebench.results import (compare, figures, machine, paper_figures, plots, quick_stats, report_machine,
+                              report_tables)
 from yeebench.results.figures import acceptance
 from yeebench.results.formats import verdict_text
 from yeebench.results.store import atomic_write_text
@@ -108,7 +108,7 @@ def _key_metric(check, metrics_present):
 
 def _best(groups, direction):
     """(key, median) of the best case by direction among one metric's parameter cases."""
-    medians = [(key, stats.median([r["value"] for r in rows])) for key, rows in groups]
+    medians = [(key, quick_stats.median([r["value"] for r in rows])) for key, rows in groups]
     pick = min if direction == metrics.LOWER else max
     return pick(medians, key=lambda kv: kv[1])
 
@@ -124,16 +124,17 @@ def _largest(groups, param):
     if not param or not scaled:
         return None
     _, key, rows = max(scaled, key=lambda s: s[0])
-    return key, stats.median([r["value"] for r in rows])
+    return key, quick_stats.median([r["value"] for r in rows])
 
 
-def _summary(run, verdicts):
+def _summary(run, verdicts, pooled=None):
     """One line per check: its key figure (best case, pooled over the partitions, environments and nodes
     that measured it) with that figure's verdict; the other figures' verdicts counted beside it; the
-    papers' figures. A line keeps its case's rows (`rows`) for the machine's view."""
+    papers' figures. A line keeps its case's rows (`rows`) for the machine's view.
+    pooled: the run's report_tables.pooled_groups, when the caller has them."""
     by_check = OrderedDict()
     keys_of = {}
-    for key, (rows, keys) in report_tables.pooled_groups(run).items():
+    for key, (rows, keys) in (report_tables.pooled_groups(run) if pooled is None else pooled).items():
         by_check.setdefault(key[3], []).append((key, rows))
         keys_of[key] = keys
     lines = []
@@ -184,7 +185,7 @@ def _published(groups, hardware=None):
             seen.add(key)
             out.append({"paper": p.paper, "item": p.item, "value": _fmt(float(p.value)), "unit": p.unit,
                         "what": p.what, "href": f"{p.page}#{p.anchor}", "metric": rows[0]["metric"],
-                        "ours": _fmt(stats.median([r["value"] for r in rows])), "ours_unit": rows[0]["unit"] or ""})
+                        "ours": _fmt(quick_stats.median([r["value"] for r in rows])), "ours_unit": rows[0]["unit"] or ""})
     return out
 
 
@@ -296,7 +297,10 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD, output=None
         results = compare.compare_rows(baseline.rows, run.rows, threshold=threshold) if baseline else []
         verdicts_by_run.append({(r["system"], r["partition"], r["environ"], r["check"], r["parameters"],
                                  r["metric"]): r for r in results})
-    summary = [line for run, verdicts in zip(runs, verdicts_by_run) for line in _summary(run, verdicts)]
+    groups = [compare.group_rows(run.rows) for run in runs]
+    pooled = [report_tables.pooled_groups(run, full) for run, full in zip(runs, groups)]
+    summary = [line for run, verdicts, mine in zip(runs, verdicts_by_run, pooled)
+               for line in _summary(run, verdicts, mine)]
     node_of = report_machine.node_lookup(runs)
     plot_items, machine_items = [], []
     with tempfile.TemporaryDirectory(prefix="yeebench-report-") as tmp:
@@ -310,7 +314,7 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD, output=None
     provenances = [_provenance(prov, run.label) for run in runs for prov in (run.provenances or [None])]
     if baseline is not None:
         provenances += [_provenance(prov, "baseline") for prov in baseline.provenances[:3]]
-    full = report_tables.full_rows(runs, verdicts_by_run, node_of)
+    full = report_tables.full_rows(runs, verdicts_by_run, node_of, groups)
     csv_path, json_path = sidecar_paths(output or "report.html")
     files = {csv_path.name: report_tables.as_csv(full), json_path.name: report_tables.as_json(full)}
     systems = sorted({row["system"] for run in runs for row in run.rows})
@@ -320,7 +324,7 @@ def render(runs, baseline=None, threshold=compare.DEFAULT_THRESHOLD, output=None
         runs=runs, baseline=baseline.label if baseline else None, summary=summary, skipped=_skipped(runs),
         signoff=acceptance.signoff(runs), warnings=_warnings(runs), plots=plot_items, machine=machine_items,
         not_drawn=not_drawn, full_table={"csv": csv_path.name, "json": json_path.name, "figures": len(full)},
-        tables=[report_tables.experiment_tables(r, v, node_of) for r, v in zip(runs, verdicts_by_run)],
+        tables=[report_tables.experiment_tables(r, v, node_of, p) for r, v, p in zip(runs, verdicts_by_run, pooled)],
         provenances=provenances)
     return html, files
 

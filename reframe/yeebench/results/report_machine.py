@@ -38,10 +38,11 @@ def figures(lines, matrices, node_of, out_dir, several_runs=False):
         points = node_points(line.get("rows") or [], node_of)
         if len({n for _, _, n, _ in points}) < 2:
             continue  # measured on one node (or not per node): the experiment's own chart says it all
-        what = line["metric"] + (f" ({line['case']})" if line.get("case") else "")
         label = f" [{line['run']}]" if several_runs else ""
-        path, caption, _ = nodes.distribution(line["check"] + label, what, line.get("unit"), line.get("direction"),
-                                              points, out_dir / f"nodes_{index:03d}_{common.safe(line['check'])}.png")
+        path, caption, _ = nodes.distribution(line["check"] + label, line["metric"], line.get("unit"),
+                                              line.get("direction"), points,
+                                              out_dir / f"nodes_{index:03d}_{common.safe(line['check'])}.png",
+                                              case=line.get("case") or "")
         items.append({"name": f"{line['check']}{label}: {line['metric']} per node", "path": path, "caption": caption})
     by_check = {}
     for matrix in matrices:

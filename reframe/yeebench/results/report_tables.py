@@ -29,12 +29,13 @@ def fmt(value):
     return str(value)
 
 
-def pooled_groups(run):
+def pooled_groups(run, full=None):
     """OrderedDict pooled key -> (rows, [full keys]); a pooled key is shaped like compare.row_key's,
-    (system, partition, environ) of its first figure, the parameters without the --distribute marker."""
+    (system, partition, environ) of its first figure, the parameters without the --distribute marker.
+    full: the run's compare.group_rows, when the caller has them."""
     groups = OrderedDict()
     index = {}
-    for key, rows in compare.group_rows(run.rows).items():
+    for key, rows in (compare.group_rows(run.rows) if full is None else full).items():
         text = compare.parameter_text(machine.pooled_parameters(rows[0]))
         where = (key[3], text, key[5])
         if where not in index:
@@ -87,10 +88,11 @@ def _row(key, rows, keys, verdicts):
     return {"cells": [{"text": t, "num": n} for t, n in cells], "verdict_class": verdict_class}
 
 
-def experiment_tables(run, verdicts, node_of):
-    """{label, headers, experiments: [{check, rows, figures, where}]}: one collapsed table per experiment."""
+def experiment_tables(run, verdicts, node_of, pooled=None):
+    """{label, headers, experiments: [{check, rows, figures, where}]}: one collapsed table per experiment.
+    pooled: the run's pooled_groups, when the caller has them."""
     experiments = OrderedDict()
-    for key, (rows, keys) in pooled_groups(run).items():
+    for key, (rows, keys) in (pooled_groups(run) if pooled is None else pooled).items():
         experiments.setdefault(key[3], []).append((key, rows, keys))
     out = []
     for check, groups in experiments.items():
@@ -108,11 +110,13 @@ def experiment_tables(run, verdicts, node_of):
     return {"label": run.label, "headers": HEADERS, "experiments": out}
 
 
-def full_rows(runs, verdicts_by_run, node_of):
-    """Every figure of every partition and environment: a dict per figure, FULL_COLUMNS its keys."""
+def full_rows(runs, verdicts_by_run, node_of, groups_by_run=None):
+    """Every figure of every partition and environment: a dict per figure, FULL_COLUMNS its keys.
+    groups_by_run: each run's compare.group_rows, when the caller has them."""
     out = []
-    for run, verdicts in zip(runs, verdicts_by_run):
-        for key, rows in compare.group_rows(run.rows).items():
+    for index, (run, verdicts) in enumerate(zip(runs, verdicts_by_run)):
+        groups = compare.group_rows(run.rows) if groups_by_run is None else groups_by_run[index]
+        for key, rows in groups.items():
             values = [r["value"] for r in rows]
             verdict = verdicts.get(key) or {}
             nodes = sorted({n for n in map(node_of, rows) if n})

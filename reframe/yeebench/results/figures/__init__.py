@@ -57,8 +57,15 @@ def draw(sources, out_dir):
                 by_check.setdefault(row["check"], None)
             elif acceptance.is_acceptance(row["check"]):
                 acceptance_checks.add(row["check"])  # the report's sign-off table, not a chart
+    per_source = []  # {check: its rows} of each source, in one pass over the rows
+    for source in sources:
+        rows_of = {}
+        for row in source.rows:
+            if row["check"] in by_check:
+                rows_of.setdefault(row["check"], []).append(row)
+        per_source.append(rows_of)
     drawn = common.Drawn()
     for check in by_check:
-        mine = [common.Source(s.label, [r for r in s.rows if r["check"] == check], s.is_baseline) for s in sources]
+        mine = [common.Source(s.label, rows_of.get(check, []), s.is_baseline) for s, rows_of in zip(sources, per_source)]
         drawn += REGISTRY[check].draw(check, [s for s in mine if s.rows], out_dir)
     return drawn, set(by_check) | acceptance_checks

@@ -55,8 +55,9 @@ def _x_labels(ax, names, rotate):
     ax.set_xticklabels(names, fontsize=7, rotation=90 if rotate else 0, parse_math=False)
 
 
-def distribution(check, what, unit, direction, points, path):
-    """points: [(partition, environ, node, value)] -> (path or None, caption, outliers)."""
+def distribution(check, what, unit, direction, points, path, case=""):
+    """points: [(partition, environ, node, value)] of the figure `what` (at `case`, the parameters the
+    summary chose) -> (path, caption, outliers)."""
     found = outlier_nodes(points, direction)
     partitions = list(OrderedDict.fromkeys(p for p, _, _, _ in points))
     left_out = []
@@ -81,16 +82,22 @@ def distribution(check, what, unit, direction, points, path):
     for part, worse in found.items():
         if part not in column:
             continue
+        right = column[part] > (len(partitions) - 1) / 2   # the name on the side with room for it
         for node, value, _, dev in worse[:NAMED_PER_PARTITION]:
-            ax.annotate(f"{node} ({dev:+.0%})", (column[part], value), xytext=(6, 0), textcoords="offset points",
-                        fontsize=7, color="firebrick", parse_math=False, va="center")
+            ax.annotate(f"{node} ({dev:+.0%})", (column[part], value), xytext=(-6 if right else 6, 0),
+                        textcoords="offset points", fontsize=7, color="firebrick", parse_math=False,
+                        va="center", ha="right" if right else "left")
     _x_labels(ax, partitions, len(partitions) > 8)
     ax.set_xlabel("partition (one point per node; box: quartiles, whiskers: 1.5 IQR)")
     ax.set_ylabel(f"{what} [{unit or '-'}]", parse_math=False)
     nodes = len({n for _, _, n, _ in points})
-    title = f"{check}: {what} on {nodes} nodes of {len(column) + len(left_out)} partition(s)"
-    path = common.save(fig, ax, title, path, marks=len(points))
-    return path, _caption(check, what, nodes, found, left_out), found
+    title = f"{check}: {what}{f' ({case})' if case else ''} on {nodes} nodes of {len(column) + len(left_out)} partition(s)"
+    width = fig.get_size_inches()[0]
+    longest = max((len(str(p)) for p in partitions), default=4)
+    bottom = min(0.55, 0.14 + (0.012 * longest if len(partitions) > 8 else 0.0))  # rotated names hang down
+    path = common.save(fig, ax, title, path, marks=len(points),
+                       margins={"left": 0.75 / width, "right": 1 - 0.2 / width, "top": 0.9, "bottom": bottom})
+    return path, _caption(check, what + (f" ({case})" if case else ""), nodes, found, left_out), found
 
 
 def _caption(check, what, nodes, found, left_out):
@@ -111,8 +118,8 @@ def heatmaps(check, matrices, path):
     """One panel per partition's latency matrix -> (path or None, caption, lines for what is not drawn)."""
     drawable = [m for m in matrices if 2 <= len(m.nodes) <= MAX_HEATMAP_NODES]
     not_drawn = [f"{check} {m.partition or m.testcase}: {len(m.nodes)} nodes, more than the {MAX_HEATMAP_NODES} "
-                 f"a heatmap shows; its outliers: {', '.join(m.outliers) or 'none'}"
-                 for m in matrices if len(m.nodes) > MAX_HEATMAP_NODES]
+                 f"a heatmap shows; {pair_matrix.missing_text(m) or 'every pair measured'}; its outlier nodes: "
+                 f"{', '.join(m.outliers) or 'none'}" for m in matrices if len(m.nodes) > MAX_HEATMAP_NODES]
     if len(drawable) > MAX_HEATMAP_PANELS:  # the matrices with outliers or holes first
         drawable.sort(key=lambda m: (not m.outliers and not m.missing,))
         not_drawn += [f"{check} {m.partition or m.testcase}: not drawn (only {MAX_HEATMAP_PANELS} partitions fit); "
@@ -172,10 +179,9 @@ def _panel(ax, m):
 
 
 def _heatmap_caption(check, drawn):
-    parts = []
-    for m in drawn:
-        text = f"{m.partition or m.testcase}: " + (
-            "outliers " + "; ".join(f"{node} {why}" for node, why in m.outliers.items()) if m.outliers else "no outlier")
-        parts.append(text)
+    parts = [f"{m.partition or m.testcase}: " + "; ".join(f"{node} {why}" for node, why in m.outliers.items())
+             for m in drawn if m.outliers]
+    clean = len(drawn) - len(parts)
     return (f"{check}: every node pair's latency (red names: outlier nodes, worse than the median node by more than "
-            f"{TOLERANCE:.0%} in latency or bandwidth). " + "; ".join(parts))
+            f"{TOLERANCE:.0%} in latency or bandwidth). " + ". ".join(parts)
+            + (f"{'; ' if parts else ''}no outlier in {'the other ' if parts else ''}{clean} partition(s)" if clean else ""))
