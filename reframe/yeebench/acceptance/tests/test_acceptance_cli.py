@@ -116,6 +116,71 @@ def test_topology_record_and_check_round_trip(capsys, tmp_path):
     assert code == 1 and "MISMATCH" in out and "FAIL" in out
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["--system", "../outside"], "--system '../outside' is not a plain name"),
+    (["--system", "/abs"], "is not a plain name"),
+    (["--system", "s1", "--partition", "../../p"], "--partition '../../p' is not a plain name"),
+    (["--system", ".hidden"], "is not a plain name"),
+])
+def test_topology_record_never_writes_outside_its_dir(capsys, tmp_path, argv, says):
+    folder = tmp_path / "topology"
+    folder.mkdir()
+    code, out, err = run(capsys, "topology", "--record", "--dir", str(folder), *argv)
+    assert code == 2 and out == "" and says in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["topology"]
+
+
+def test_topology_record_into_a_file_or_over_a_device_is_one_line(capsys, tmp_path):
+    existing = tmp_path / "existing.yaml"
+    existing.write_text("# hand-edited\n")
+    code, _, err = run(capsys, "topology", "--record", "--dir", str(existing))
+    assert code == 2 and "is not a directory" in err and len(err.strip().splitlines()) == 1, err
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "topology", "--record", "-o", str(fifo))
+    assert code == 2 and "FIFO" in err and len(err.strip().splitlines()) == 1, err
+    assert existing.read_text() == "# hand-edited\n" and os.path.exists(fifo) and not os.path.isfile(fifo)
+    code, out, _ = run(capsys, "topology", "--record", "-o", str(existing))      # a regular file: replaced
+    assert code == 0 and out.strip() == str(existing) and "schema: yeebench-topology" in existing.read_text()
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_report_output_that_is_not_a_regular_file_is_left_as_it_was(capsys, tmp_path, kind):
+    target, victim = tmp_path / "page.html", tmp_path / "victim.html"
+    victim.write_text("mine")
+    if kind == "symlink":
+        target.symlink_to(victim)
+    else:
+        os.mkfifo(target)
+    before = os.lstat(target)
+    code, _, err = run(capsys, "report", REPORT, "-o", str(target))
+    assert code == 2 and str(target) in err and len(err.strip().splitlines()) == 1, err
+    after = os.lstat(target)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode) and victim.read_text() == "mine"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "sparse-huge", "deep-yaml"])
+def test_inputs_that_are_not_bounded_files_are_one_line(capsys, tmp_path, kind):
+    path = tmp_path / "input"
+    if kind == "fifo":
+        os.mkfifo(path)                 # no writer: a plain open() would wait forever
+    elif kind == "dev-zero":
+        path = "/dev/zero"
+    elif kind == "sparse-huge":
+        with open(path, "wb") as fh:
+            fh.truncate(3 * 1024 ** 3)
+    else:
+        path.write_text("waived_by: x\nwaivers: " + "[" * 20000 + "]" * 20000 + "\n")
+    for argv in (["availability", str(path)], ["report", REPORT, "--waivers", str(path)],
+                 ["topology", "--check", str(path)]):
+        if kind == "deep-yaml" and argv[0] == "availability":
+            continue
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv, err)
+    code, out, _ = run(capsys, "report", REPORT, "--availability", str(path), "--format", "json")
+    assert code == 0 and "availability log unusable" in out
+
+
 def test_topology_and_settings_print_this_node(capsys):
     code, out, _ = run(capsys, "topology")
     assert code == 0 and json.loads(out)["cores"] >= 1
