@@ -14,7 +14,7 @@ import os
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import fixture, run_after, sanity_function, variable
-from reframe.core.exceptions import SanityError
+from reframe.core.exceptions import ReframeError, SanityError
 
 from yeebench import shell, stage_files
 from yeebench.base import YeebenchCheck
@@ -26,6 +26,15 @@ from yeebench.parsers import jsonreport
 #: class defaults, 96^3 x 100 steps).  Long enough to be measured, not guessed from noise: ~2.6e8 cell
 #: updates, 0.3-0.8 s on one core of the development machine, against 3e6 (about 5 ms) before.
 SMOKE_SOLVER = {'grid': 80, 'steps': 500}
+
+
+def grid_shape(text, check):
+    '''(nx, ny, nz) as text from a `shape` variable such as '800x400x4' (`-S shape=...`); ReframeError naming
+    the check and the value otherwise, one line instead of an unpacking error.'''
+    parts = str(text).split('x')
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() and int(p) >= 1 for p in parts):
+        raise ReframeError(f'{check}: shape={text!r} is not NXxNYxNZ (three whole numbers >= 1, e.g. 800x400x4)')
+    return tuple(str(int(p)) for p in parts)
 
 
 def keep_output_files(check, *names):

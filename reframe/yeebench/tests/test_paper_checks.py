@@ -4,6 +4,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from checkfiles import check_file
 from test_suite_checks import list_checks, listed, run_reframe
 
@@ -228,3 +230,21 @@ def test_binding_sweep_forms_ratios_within_each_node_count_only():
                         ('per-core', 4): rep(30), ('per-socket', 4): rep(45)}, 4, [1, 4])
     assert foms['per_socket_over_per_core_1_nodes'] == 2.0
     assert foms['per_socket_over_per_core_4_nodes'] == foms['per_socket_over_per_core'] == 1.5
+
+
+def test_a_shape_that_is_not_three_sizes_is_one_line_not_an_unpacking_error(tmp_path):
+    out = run_reframe(*_files('fdtd_messages'), '-n', 'FdtdMessageStats%ranks=2', '-S', 'shape=abc', '--dry-run',
+                      tmp_path=tmp_path, expect_rc=1)
+    text = out.stdout + out.stderr
+    assert "FdtdMessageStats: shape='abc' is not NXxNYxNZ" in text, text
+    assert 'value error' not in text and 'unpack' not in text, text
+
+
+def test_grid_shapes():
+    from reframe.core.exceptions import ReframeError
+
+    from yeebench.solver import grid_shape
+    assert grid_shape('800x400x4', 'C') == ('800', '400', '4')
+    for bad in ('abc', '1x2', '1x2x3x4', '0x1x1', '1x-2x3', '\u00b2x1x1', '', 'x1x1'):
+        with pytest.raises(ReframeError, match=r"C: shape=.* is not NXxNYxNZ"):
+            grid_shape(bad, 'C')

@@ -28,7 +28,7 @@ from yeebench import comparisons, launch, scaling, stage_files, sweeps
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport
-from yeebench.solver import SMOKE_SOLVER, SolverCheck, keep_output_files
+from yeebench.solver import SMOKE_SOLVER, SolverCheck, grid_shape, keep_output_files
 from yeebench.sweep_check import SolverSweep
 
 #: Paper 002 ran 8 ... 64 processes; 2 and 4 let small clusters show the trend.
@@ -56,7 +56,7 @@ class FdtdPackingSweep(SolverSweep):
     def sweep_options(self):
         opts = super().sweep_options()
         at = opts.index('--n')                      # the cube's size gives way to the flat shape
-        nx, ny, nz = self.shape.split('x')
+        nx, ny, nz = grid_shape(self.shape, type(self).__name__)
         return ['--nx', nx, '--ny', ny, '--nz', nz] + opts[:at] + opts[at + 2:]
 
     def sweep_cases(self, nodes):
@@ -134,7 +134,7 @@ class FdtdMessageStats(SolverCheck):
                                        f'{self.partition_nodes} node(s) of {cores} cores')
         self.observations['ranks_per_node'] = per_node
         self.apply_packed(self.ranks, 1, ranks_per_node=per_node)
-        nx, ny, nz = self.shape.split('x')
+        nx, ny, nz = grid_shape(self.shape, type(self).__name__)
         self.executable_opts = ['--nx', nx, '--ny', ny, '--nz', nz, '--decomp', f'{self.ranks}x1x1',
                                 '--steps', str(self.steps), '--quiet', '--report', self.report_file]
 
