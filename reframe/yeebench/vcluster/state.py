@@ -3,17 +3,16 @@ import json
 import os
 from typing import Optional
 
+from yeebench import safe_io
+
 from .layout import Layout
 
 STATE_FILE = "state.json"
 
 
 def write_atomic(path: str, text: str, mode: int = 0o644) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    """Write through a locked temporary named by a random token (safe_io): only a regular file is replaced."""
+    safe_io.write_text(path, text, mode=mode)
 
 
 def save(layout: Layout, daemons: dict, cgroup_parent: Optional[str], phase: str) -> None:
