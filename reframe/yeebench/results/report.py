@@ -5,7 +5,10 @@ Rendered from templates/report.html.j2 (Jinja2, autoescaping on). Reading order:
 (one line per experiment: the key figure its figure module chose, that figure's verdict against
 the baseline, the seed paper's published figure beside it; then every skipped or left-out case
 with its reason), the acceptance sign-off, plausibility warnings, one figure per experiment
-(or a line saying why not), then every figure in collapsed tables and the provenance.
+(or a line saying why not) and, for a run on many nodes, each experiment's key figure per node and
+the network's pair matrices (report_machine), then the figures in collapsed tables per experiment
+(report_tables; the complete table beside the page as CSV and JSON) and the provenance. A run of
+a whole machine reads as one: its figures pooled over partitions, environments and nodes (machine).
 """
 import base64
 import datetime
@@ -24,6 +27,7 @@ from yeebench import metrics
 from yeebench.results import (compare, figures, machine, paper_figures, plots, quick_stats, report_machine,
                               report_tables)
 from yeebench.results.figures import acceptance
+from yeebench.results.errors import ResultsError
 from yeebench.results.formats import verdict_text
 from yeebench.results.store import atomic_write_text
 
@@ -333,6 +337,9 @@ def write_report(runs, output, baseline=None, threshold=compare.DEFAULT_THRESHOL
     """The report at OUTPUT and its complete table beside it (written first: the page never links to a
     file that is not there). Returns OUTPUT."""
     output = Path(output)
+    for path in (output, *sidecar_paths(output)):  # nothing written when one of the three cannot be
+        if path.is_dir():
+            raise ResultsError(f"output path {path} is a directory; give a file name")
     html, files = render(runs, baseline, threshold, output)
     for name, text in files.items():
         atomic_write_text(output.with_name(name), text)

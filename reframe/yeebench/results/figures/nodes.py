@@ -133,13 +133,20 @@ def heatmaps(check, matrices, path):
     columns = math.ceil(math.sqrt(len(drawable)))
     rows = math.ceil(len(drawable) / columns)
     fig, axes = _grid(rows, columns)
-    cells = 0
+    values = [v for m in drawable for v in m.latency.values()]
+    scale = {"vmin": min(values), "vmax": max(values)} if values else {}  # one colour scale: partitions compare
+    cells, image = 0, None
     for ax, m in zip(axes, drawable):
-        cells += _panel(ax, m)
+        image = _panel(ax, m, scale) or image
+        cells += len(m.latency)
     for ax in axes[len(drawable):]:
         ax.axis("off")
+    if image is not None:
+        fig.colorbar(image, ax=axes, fraction=0.03, pad=0.02, label="latency [us]")
     title = f"{check}: latency of every node pair [us], per partition (grey x: pair not measured)"
-    saved = common.save(fig, list(axes), title, path, marks=cells, grid=False)
+    saved = common.save(fig, list(axes), title, path, marks=cells, grid=False,
+                        margins={"left": 0.08, "right": 0.88, "top": 0.93, "bottom": 0.08, "hspace": 0.55,
+                                 "wspace": 0.45})
     return saved, _heatmap_caption(check, drawable), not_drawn + notes
 
 
@@ -149,15 +156,15 @@ def _grid(rows, columns):
     return fig, list(axes.flat)
 
 
-def _panel(ax, m):
+def _panel(ax, m, scale):
+    """One partition's matrix on `ax`; returns its image (for the shared colour bar)."""
     index = {n: i for i, n in enumerate(m.nodes)}
     n = len(m.nodes)
     grid = np.full((n, n), np.nan)
     for (a, b), value in m.latency.items():
         if a in index and b in index:
             grid[index[a], index[b]] = grid[index[b], index[a]] = value
-    image = ax.imshow(grid, cmap="viridis", interpolation="nearest")
-    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+    image = ax.imshow(grid, cmap="viridis", interpolation="nearest", **scale)
     holes = m.missing if isinstance(m.missing, list) else []
     if holes and len(holes) <= 5000:
         xs = [index[b] for a, b in holes] + [index[a] for a, b in holes]
@@ -175,7 +182,7 @@ def _panel(ax, m):
     missing = pair_matrix.missing_text(m)
     ax.set_title(f"{m.partition or m.testcase}: {n} nodes, {len(m.latency)} pairs" + (" (holes)" if missing else ""),
                  fontsize=8, parse_math=False)
-    return len(m.latency)
+    return image
 
 
 def _heatmap_caption(check, drawn):
