@@ -597,6 +597,9 @@ std::string help_text() {
       s << "\n" << std::string(30, ' ');
     s << f.help << "\n";
   }
+  s << "\nAn option that would change nothing in the run as configured is an error (e.g. --output-dir without\n"
+       "--output, --probe-field without --probe, --source-freq with --source none), and so is one given twice\n"
+       "(--probe excepted); the command line overrides the config file.\n";
   s << "\nExit codes: 0 ok, 2 bad input (one line 'yee: error: ...' on stderr; also a run that would not fit\n"
        "the memory limit of its node: RAM, cgroup, SLURM_MEM_PER_NODE), 1 runtime failure (e.g. a full disk)\n"
        "or invalid result. SIGTERM, SIGINT and SIGHUP remove yee's temporary files before the process ends.\n"
