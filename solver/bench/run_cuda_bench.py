@@ -12,7 +12,8 @@ Targets: the fused kernel >= 75 % of copy at 384^3 and 512^3; a temporally block
                     [--steps 100] [--repeats 2] [--out FILE]
 
 A kernel entry is a --kernel name, optionally with settings: fused:tile=8 (--tile 8),
-wavefront:tb=4 (--time-block 4), joined with '+' (wavefront:tb=4+tile=16). Default: the
+wavefront:tb=4 (--time-block 4), fused:depth=3 (the fused kernel's copies 3 planes ahead:
+YEE_CUDA_FUSED_DEPTH=3 in yee's environment), joined with '+' (fused:tile=8+depth=1). Default: the
 kernels the CUDA backend declares (src/backends/cuda/traits.json). Writes one JSON object
 (schema "yee-cuda-bench", version 2, naming the device) to --out (atomically) or stdout,
 and a table on stderr. Exit 1 when a run fails or reports an invalid result, 2 on bad
@@ -31,7 +32,8 @@ TARGETS = [  # (kernel, sizes, minimum % of copy at the minimal traffic, strictl
     ("fused", (384, 512), 75.0, False),
     ("wavefront", (384, 512), 100.0, True),
 ]
-SETTINGS = {"tile": "--tile", "tb": "--time-block"}
+SETTINGS = {"tile": "--tile", "tb": "--time-block"}  # command-line flags
+ENV_SETTINGS = {"depth": "YEE_CUDA_FUSED_DEPTH"}      # environment variables (measurement aids)
 
 
 def die(msg, code=1):
@@ -39,9 +41,10 @@ def die(msg, code=1):
     sys.exit(code)
 
 
-def run_json(cmd, what, timeout):
+def run_json(cmd, what, timeout, env=None):
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env=dict(os.environ, **env) if env else None)
     except (OSError, subprocess.TimeoutExpired) as e:
         die("%s: %s" % (what, e))
     if p.returncode != 0:
@@ -70,17 +73,20 @@ def precision_list(s):
 
 
 def kernel_spec(entry):
-    """'fused:tile=8+...' -> (label, name, extra yee arguments)."""
+    """'fused:tile=8+...' -> (label, name, extra yee arguments, extra environment)."""
     name, _, rest = entry.partition(":")
     if name not in ("split", "fused", "wavefront"):
         raise argparse.ArgumentTypeError("%r: the kernels are split, fused and wavefront" % entry)
-    extra = []
+    extra, env = [], {}
     for setting in filter(None, rest.split("+")):
         key, _, value = setting.partition("=")
-        if key not in SETTINGS or not value.isdigit():
-            raise argparse.ArgumentTypeError("%r: settings are tile=N and tb=N" % entry)
-        extra += [SETTINGS[key], value]
-    return (entry, name, extra)
+        if key not in SETTINGS and key not in ENV_SETTINGS or not value.isdigit():
+            raise argparse.ArgumentTypeError("%r: settings are tile=N, tb=N and depth=N" % entry)
+        if key in SETTINGS:
+            extra += [SETTINGS[key], value]
+        else:
+            env[ENV_SETTINGS[key]] = value
+    return (entry, name, extra, env)
 
 
 def kernel_list(s):
@@ -120,19 +126,19 @@ def parse_args(argv):
 
 
 def run_case(a, n, prec, kernel):
-    label, name, extra = kernel
+    label, name, extra, env = kernel
     cmd = [a.yee, "--nx", str(n), "--ny", str(n), "--nz", str(n), "--steps", str(a.steps), "--precision", prec,
            "--kernel", name] + extra + ["--source", "none", "--init-mode", "pulse", "--quiet", "--report", "-"]
     best = None
     for _ in range(a.repeats):
-        rep = run_json(cmd, "yee %d^3 %s %s" % (n, prec, label), a.timeout)
+        rep = run_json(cmd, "yee %d^3 %s %s" % (n, prec, label), a.timeout, env)
         if not rep.get("valid"):
             die("yee %d^3 %s %s: invalid result: %s" % (n, prec, label, rep.get("invalid_reason")))
         if rep.get("backend") != "cuda":
             die("%s is the %r backend, not cuda" % (a.yee, rep.get("backend")))
         if best is None or rep["mcells_per_s"] > best["mcells_per_s"]:
             best = rep
-    return cmd, best
+    return ["%s=%s" % kv for kv in sorted(env.items())] + cmd, best
 
 
 def measure(a):

@@ -2,8 +2,9 @@
 // bodies of src/backends/cuda/stencil.hpp over every (block, thread) of the launch plan
 // kernels.cpp uses, on the CUDA layout (padded rows, shifted base, NaN in the padding),
 // and compares with the CPU backend (linked in) bitwise: split H and E updates with the
-// energy sums, the fused kernel's block program (cuda_fused_emulator.hpp: tiles of several
-// heights, copies landing early or late, threads in either order) with part 2 on the
+// energy sums, the fused kernel's block program (cuda_fused_emulator.hpp: tiles of 1 to 32
+// rows, pipelines 1 to 3 planes deep, copies landing early or late, threads in either
+// order) with part 2 on the
 // deferred faces, PEC walls at global index 0, checksum and div E, halo face pack/unpack
 // offsets; and that launch plans cover every cell once, also when the j extent needs more
 // than 65535 blocks. Exit 0 when everything matches, 1 with the first differences otherwise.
@@ -76,16 +77,18 @@ struct Emulated {
     return o;
   }
   // Why reading `bytes` at p is wrong (not in a component of copy `set`, or in its row
-  // padding), or nullptr.
-  const char* bad_read(int set, const void* p, int bytes) const {
+  // padding unless `padding_ok`), or nullptr. The slack before the first entry counts as
+  // padding (the backend's layout has at least align_elems - 1 entries there).
+  const char* bad_read(int set, const void* p, int bytes, bool padding_ok) const {
+    constexpr long A = cuda::align_elems<T>();
     for (int c = 0; c < 6; ++c) {
       const T* x = static_cast<const T*>(p);
       const T* a = comp(set, c);
-      if (x < a - (cuda::align_elems<T>() - 1) || x > a + f.count) continue;
+      if (x < a - (A - 1) || x > a + f.count) continue;
       for (long e = 0; e < bytes / long(sizeof(T)); ++e) {
         const long off = long(x - a) + e;
-        if (off < 0 || off >= long(f.count)) return "read outside the field array";
-        if (off % f.sy >= f.n[2] + 2) return "read in the row padding";
+        if (off < -(A - 1) || off >= long(f.count)) return "read outside the field array";
+        if (!padding_ok && (off < 0 || off % f.sy >= f.n[2] + 2)) return "read in the row padding";
       }
       return nullptr;
     }
@@ -159,10 +162,11 @@ bool same_fields(const Fields<T>& a, const Emulated<T>& g, const char* label) {
 }
 
 // The fused kernel's part 1 as kernels.cpp launches it (sm SMs with a few blocks each, so
-// the plan cuts i into chunks), from the current copy into the other, whose owned cells
-// start as NaN (a cell the sweep misses stays NaN); then the other copy is the current one.
+// the plan cuts i into chunks) with copies `depth` planes ahead, from the current copy into
+// the other, whose owned cells start as NaN (a cell the sweep misses stays NaN); then the
+// other copy is the current one.
 template <typename T>
-void fused_emulated(Emulated<T>& g, T c, long rows, int sm, bool late_backward, const char* label) {
+void fused_emulated(Emulated<T>& g, T c, long rows, int depth, int sm, bool late_backward, const char* label) {
   Fields<T> next = g.other();
   for (int q = 0; q < 6; ++q)
     for (long i = 1; i <= g.f.n[0]; ++i)
@@ -172,8 +176,8 @@ void fused_emulated(Emulated<T>& g, T c, long rows, int sm, bool late_backward, 
   const cuda::FusedPlan plan = cuda::plan_fused(split.owned, rows, sm, sm == 1 ? 1 : 3);
   const cuda::FusedArgs<T> a{cuda::dev(g.f), cuda::dev(next), split.owned, split.core, rows, plan.tiles_j, plan.span, c};
   const int cur = g.cur;
-  const long bad = emu::run_fused<T>(a, plan, late_backward, late_backward,
-                                     [&](const void* p, int bytes) { return g.bad_read(cur, p, bytes); });
+  const long bad = emu::run_fused<T>(a, plan, depth, late_backward, late_backward,
+                                     [&](const void* p, int bytes) { return g.bad_read(cur, p, bytes, true); });
   expect(bad == 0, "the fused kernel's copies read or write where they must not", label);
   expect(plan.gy <= 65535 && plan.gz <= 65535 && plan.span >= 1, "fused grid out of CUDA's limits", label);
   g.cur = 1 - g.cur;
@@ -182,11 +186,11 @@ void fused_emulated(Emulated<T>& g, T c, long rows, int sm, bool late_backward, 
 
 template <typename T>
 void case_run(const char* name, const long n[3], const long goff[3], const bool defer[3], int sm, int steps,
-              long rows) {
-  char label[160];
-  std::snprintf(label, sizeof label, "%s %s n=%ldx%ldx%ld goff=%ld,%ld,%ld defer=%d%d%d sm=%d tile=%ld", name,
-                sizeof(T) == 4 ? "f32" : "f64", n[0], n[1], n[2], goff[0], goff[1], goff[2], defer[0], defer[1],
-                defer[2], sm, rows);
+              long rows, int depth) {
+  char label[176];
+  std::snprintf(label, sizeof label, "%s %s n=%ldx%ldx%ld goff=%ld,%ld,%ld defer=%d%d%d sm=%d tile=%ld depth=%d",
+                name, sizeof(T) == 4 ? "f32" : "f64", n[0], n[1], n[2], goff[0], goff[1], goff[2], defer[0],
+                defer[1], defer[2], sm, rows, depth);
   const int failures_before = g_failures;
   Fields<T> cpu;
   for (int a = 0; a < 3; ++a) {
@@ -226,7 +230,7 @@ void case_run(const char* name, const long n[3], const long goff[3], const bool 
     kernels::fused_part1(cpu, c);
     kernels::fused_part2(cpu, c);
     for (int mode = 0; mode < 2; ++mode) {
-      fused_emulated(gpu, c, rows, sm, mode == 1, label);
+      fused_emulated(gpu, c, rows, depth, sm, mode == 1, label);
       const cuda::FusedSplit fs = cuda::fused_split(gpu.f);
       for (int a = 0; a < 3; ++a)
         if (fs.has_slab[a]) emu_e(gpu, fs.slab[a], c, sm);
@@ -348,7 +352,7 @@ void sweep_case(const long n[3], long rows, int sm, int probe_comp) {
     std::fill(got.begin(), got.end(), -7.0);
     const int cur = gpu.cur;
     const long bad = emu::run_sweep<T, TB>(a, plan, mode == 1, mode == 1,
-                                           [&](const void* p, int bytes) { return gpu.bad_read(cur, p, bytes); });
+                                           [&](const void* p, int bytes) { return gpu.bad_read(cur, p, bytes, false); });
     expect(bad == 0, "the sweep's copies read or write where they must not", label);
     gpu.cur = 1 - gpu.cur;
     gpu.point();
@@ -455,16 +459,20 @@ int main() {
   const long odd[3] = {9, 7, 37}, flat[3] = {3, 70, 2}, cube[3] = {16, 16, 16}, one[3] = {1, 1, 1};
   const long wall[3] = {0, 0, 0}, inner[3] = {5, 3, 11}, mixed[3] = {0, 4, 0};
   const bool none[3] = {false, false, false}, all[3] = {true, true, true}, some[3] = {false, true, true};
-  // Tiles of 8, 16 and 24 rows; one SM with one block (whole planes per chunk) or 132 SMs
-  // with three blocks each (the plan cuts i into short chunks).
+  // Tiles of 1 to 32 rows (the fused kernel's thread count follows them; one row has more
+  // ring cells than threads), pipelines 1 to 3 planes deep; one SM with one block (whole
+  // planes per chunk) or 132 SMs with three blocks each (the plan cuts i into short chunks).
   for (int sm : {1, 132}) {
-    case_run<float>("split+fused", odd, wall, none, sm, 3, 8);
-    case_run<double>("split+fused", odd, inner, all, sm, 3, 16);
-    case_run<float>("split+fused", flat, mixed, some, sm, 2, 24);
-    case_run<double>("split+fused", cube, wall, some, sm, 2, 8);
-    case_run<float>("split+fused", one, inner, all, sm, 2, 16);
-    case_run<double>("split+fused", odd, wall, some, sm, 2, 3);  // fewer rows than rows of threads
-    case_run<float>("split+fused", flat, mixed, some, sm, 2, 12);  // not a multiple of them
+    case_run<float>("split+fused", odd, wall, none, sm, 3, 8, 2);
+    case_run<double>("split+fused", odd, inner, all, sm, 3, 16, 1);
+    case_run<float>("split+fused", flat, mixed, some, sm, 2, 24, 3);
+    case_run<double>("split+fused", cube, wall, some, sm, 2, 8, 2);
+    case_run<float>("split+fused", one, inner, all, sm, 2, 16, 2);
+    case_run<double>("split+fused", odd, wall, some, sm, 2, 3, 3);
+    case_run<float>("split+fused", flat, mixed, some, sm, 2, 12, 1);
+    case_run<float>("split+fused", odd, inner, all, sm, 2, 32, 2);
+    case_run<double>("split+fused", odd, mixed, all, sm, 2, 1, 2);
+    case_run<float>("split+fused", cube, wall, none, sm, 2, 2, 3);
   }
   // Few SMs for the grid: each split-kernel thread marches through several i planes (the
   // last chunk shorter), so the register reuse along i is exercised; the fused kernel's
@@ -472,9 +480,9 @@ int main() {
   // (The fused kernel recomputes H on the ghost layers at index 0, which only walls and
   // deferred faces read: a block off the low wall always has its low face deferred.)
   const long deep[3] = {40, 24, 64}, jk[3] = {0, 3, 11};
-  case_run<float>("marching", deep, jk, some, 1, 2, 16);
-  case_run<double>("marching", deep, wall, none, 1, 2, 8);
-  case_run<float>("chunked", deep, wall, all, 8, 2, 8);
+  case_run<float>("marching", deep, jk, some, 1, 2, 16, 2);
+  case_run<double>("marching", deep, wall, none, 1, 2, 8, 3);
+  case_run<float>("chunked", deep, wall, all, 8, 2, 8, 1);
   // Sweeps of two steps: tiles of 8 and 16 rows, partial tiles in j and k, chunks along i
   // (132 SMs), whole planes (1 SM); probes of Ez and Hy.
   sweep_case<float, 2>(odd, 8, 132, kEz);

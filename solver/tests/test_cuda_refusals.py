@@ -1,7 +1,8 @@
 """Input the GPU cannot run is refused before any work, like any bad input: one line
 "yee: error: ..." naming the problem, exit 2, no report, on one rank and on two:
-  - a --tile whose shared memory per block is more than the GPU allows (fused kernel, f64;
-    wavefront kernel, whose tiles hold two steps);
+  - a --tile whose shared memory per block is more than the GPU allows (fused kernel, f64
+    at 32 rows and the default pipeline depth; wavefront kernel, whose tiles hold two steps);
+  - a fused tile of more than 32 rows (a thread per cell, at most 1024 per block);
   - a grid whose two copies of E and H do not fit the GPU's free memory.
 Tiles that fit run, whatever their row count (the refusals are not blanket ones). Needs a GPU (exit 77 without).
 Environment: YEE_BIN (the CUDA build's yee)."""
@@ -12,8 +13,10 @@ require_gpu_or_skip("refusals of tiles and grids the GPU cannot run")
 
 SMALL = ["--nx", 20, "--ny", 40, "--nz", 40, "--steps", 2, "--quiet"]
 CASES = [  # (label, args, words the line must contain)
-    ("fused tile too large for shared memory", SMALL + ["--tile", 128, "--precision", "f64"],
-     ["--tile 128", "shared memory", "fused"]),
+    ("fused tile too large for shared memory", SMALL + ["--tile", 32, "--precision", "f64"],
+     ["--tile 32", "shared memory", "fused"]),
+    ("fused tile of more than 32 rows", SMALL + ["--tile", 128, "--precision", "f64"],
+     ["--tile 128", "at most 32 rows", "fused"]),
     ("wavefront tile too large for shared memory", SMALL + ["--kernel", "wavefront", "--tile", 32, "--precision", "f64"],
      ["--tile 32", "shared memory", "wavefront"]),
     # 12 arrays of 2000^3 f32 (388 GB; half of it per rank on two) on a GPU of at most 141 GB,

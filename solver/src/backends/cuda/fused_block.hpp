@@ -1,18 +1,25 @@
 #pragma once
 // The CUDA fused kernel (one sweep per time step, 12 field words per cell) as a block
-// program that a host test can run: tile geometry, launch plan and the per-thread phases,
-// free of CUDA calls. kernels.cpp runs the phases with __syncthreads between them and
-// cp.async for the copies; tests/cuda_stencil_check.cpp runs the same phases thread by
-// thread on the host (copies applied early or late, threads forward or backward) and
-// compares bitwise with the CPU backend. Design: solver/NOTES-cuda.md, "Kernels".
+// program that a host test can run: tile geometry, launch plan and the per-thread work of
+// one plane, free of CUDA calls. kernels.cpp runs it with one barrier per plane and cp.async
+// for the copies; tests/cuda_fused_emulator.hpp runs the same schedule thread by thread on
+// the host (copies landing at once or as late as the waits allow, threads forward or
+// backward) and compares bitwise with the CPU backend. Design: solver/NOTES-cuda.md,
+// "Kernels" and "Fused kernel, pipelined".
 //
-// A block owns a tile of 32 k x J j cells and streams along i through a chunk of planes.
-// Reads come from one copy of the fields (src) and writes go to the other (dst), so no
-// block can overwrite what another still reads: H^{n+1/2} is computed on the tile plus a
-// one-cell ring on its low j and k sides (recomputed, not stored), from which E^{n+1} on
-// the tile follows inside the block. Shared memory holds, per block: three planes of E^n
-// (i-1 is free for the copy of i+2 while i and i+1 are read), two of H^{n-1/2} (the
-// next one arriving) and two of H^{n+1/2} (E at plane i needs H at i-1).
+// A block owns a tile of 32 k x J j cells (J <= 32), one thread per cell (J warps), and
+// streams along i through a chunk of planes. Reads come from one copy of the fields (src),
+// writes go to the other (dst), so no block can overwrite what another still reads:
+// H^{n+1/2} is computed on the tile plus a one-cell ring on its low j and k sides
+// (recomputed, not stored), from which E^{n+1} on the tile follows inside the block.
+//
+// Pipeline, D planes deep (D = 1..3): iteration `it` (plane p = i0-1+it) starts with the
+// wait for its copies and one barrier, issues the copies of E^n at p+D+1 and H^{n-1/2} at
+// p+D (cp.async, one commit group per iteration), then computes E^{n+1} at p-1 and
+// H^{n+1/2} at p. Shared memory: D+2 planes of E^n (p and p+1 read, D in flight), D+1 of
+// H^{n-1/2} (p read, D in flight), 2 of H^{n+1/2} (p written, p-1 read). What a thread
+// needs only at its own cell, E^n and H^{n+1/2} at p-1 and H^{n+1/2} at p-2, it keeps in
+// registers (FusedCell), so a slot is free for the next copy as soon as the barrier passes.
 #include <algorithm>
 #include <cstddef>
 
@@ -23,29 +30,23 @@
 namespace yee {
 namespace cuda {
 
-constexpr int kFusedWarps = 8;                       // rows of threads per block (32 threads each)
-constexpr int kFusedThreads = kBlockK * kFusedWarps;  // 256
-constexpr int kFusedEPlanes = 3;                     // E^n planes in shared memory
-constexpr int kFusedHPlanes = 2;                     // H^{n-1/2} planes, and H^{n+1/2} planes
+constexpr int kFusedMaxRows = 32;                       // one warp per tile row, 1024 threads
+constexpr int kFusedMaxThreads = kBlockK * kFusedMaxRows;
+constexpr int kFusedMaxDepth = 3;
+constexpr int kFusedDefaultDepth = 2;  // planes of copies in flight (YEE_CUDA_FUSED_DEPTH)
 
-// Registers per thread: __launch_bounds__(256, blocks), chosen per precision from ptxas's
-// report (sm_90): f32 capped at 4 blocks per SM (64 registers) spilled, at 3 (85) it takes 64
-// with no spill; f64 takes 80 at 3. The default tiles' shared memory allows 2 blocks per SM
-// (112 KB f32 at 32 rows, 105 KB f64 at 16). NOTES-cuda.md, "Registers".
-template <typename T>
-constexpr int fused_min_blocks() {
-  return 3;  // the same for both precisions, as measured above
-}
-// Default tile rows (J) per precision; --tile overrides (any count; a multiple of kFusedWarps
-// keeps every row of threads busy). Measured on an H200 at 512^3 (NOTES-cuda.md, "Tile
-// rows"): f32 32 rows 45.4 Gcells/s, 16 43.8, 24 43.2, 8 34.1; f64 16 rows 25.1, 8 24.3, 24 17.6.
+// Default tile rows (J) per precision; --tile overrides (1 .. kFusedMaxRows). Chosen for
+// 32 warps per SM on an H200 at the default depth: f32 16 rows, 2 blocks of 512 threads
+// (74 KB of shared memory each); f64 8 rows, 3 blocks of 256 (72 KB). NOTES-cuda.md,
+// "Fused kernel, pipelined".
 template <typename T>
 constexpr long fused_default_rows() {
-  return sizeof(T) == 4 ? 32 : 16;
+  return sizeof(T) == 4 ? 16 : 8;
 }
 
-// Shared-memory row: interior k0..k0+31 starts 16 bytes in (16-byte copies land aligned),
-// k0-1 just before it, k0+32 just after.
+// Shared-memory row: the interior k0..k0+31 starts 16 bytes in (16-byte copies land
+// aligned); the 16 bytes before it hold k0-kPad..k0-1, those after it k0+32..: the ring
+// columns are copied as whole 16-byte pieces like the interior.
 template <typename T>
 struct SharedRow {
   static constexpr int kPad = 16 / int(sizeof(T));              // elements before the interior
@@ -54,42 +55,41 @@ struct SharedRow {
   static constexpr int kChunks = kBlockK / kChunk;               // 16-byte copies per interior row
 };
 
+YEE_HD constexpr int fused_e_slots(int depth) { return depth + 2; }
+YEE_HD constexpr int fused_ho_slots(int depth) { return depth + 1; }
+constexpr int kFusedHSlots = 2;
+
 template <typename T>
-constexpr std::size_t fused_smem_elems(long rows) {
-  return std::size_t(SharedRow<T>::kStride) *
-         std::size_t(kFusedEPlanes * 3 * (rows + 2) + 2 * kFusedHPlanes * 3 * (rows + 1));
+constexpr std::size_t fused_smem_elems(long rows, int depth) {
+  return std::size_t(SharedRow<T>::kStride) * 3 *
+         std::size_t(fused_e_slots(depth) * (rows + 2) + (fused_ho_slots(depth) + kFusedHSlots) * (rows + 1));
 }
 template <typename T>
-constexpr std::size_t fused_smem_bytes(long rows) {
-  return fused_smem_elems<T>(rows) * sizeof(T);
+constexpr std::size_t fused_smem_bytes(long rows, int depth) {
+  return fused_smem_elems<T>(rows, depth) * sizeof(T);
 }
 
-// Views of the block's shared memory. Rows are indexed from j0-1 (row 0), columns from
-// k0 - kPad (so k0 is column kPad).
+// Views of the block's shared memory: slot s, component c, row 0 (that of j0-1); column
+// kPad is k0. E^n planes hold rows j0-1 .. j0+J, the H planes rows j0-1 .. j0+J-1.
 template <typename T>
 struct FusedShared {
-  T* e;   // [kFusedEPlanes][3][rows+2][kStride]: E^n
-  T* ho;  // [kFusedHPlanes][3][rows+1][kStride]: H^{n-1/2}
-  T* h;   // [kFusedHPlanes][3][rows+1][kStride]: H^{n+1/2}
-  long rows;
-  YEE_HD T* e_at(long plane, int comp, long row) const {
-    return e + ((plane % kFusedEPlanes) * 3 + comp) * (rows + 2) * SharedRow<T>::kStride + row * SharedRow<T>::kStride;
-  }
-  YEE_HD T* ho_at(long plane, int comp, long row) const {
-    return ho + ((plane % kFusedHPlanes) * 3 + comp) * (rows + 1) * SharedRow<T>::kStride + row * SharedRow<T>::kStride;
-  }
-  YEE_HD T* h_at(long plane, int comp, long row) const {
-    return h + ((plane % kFusedHPlanes) * 3 + comp) * (rows + 1) * SharedRow<T>::kStride + row * SharedRow<T>::kStride;
-  }
+  T* e;   // [D+2][3][rows+2][kStride]: E^n
+  T* ho;  // [D+1][3][rows+1][kStride]: H^{n-1/2}
+  T* h;   // [2][3][rows+1][kStride]: H^{n+1/2}
+  int rows;
+  YEE_HD T* e_at(int slot, int c) const { return e + (slot * 3 + c) * (rows + 2) * SharedRow<T>::kStride; }
+  YEE_HD T* ho_at(int slot, int c) const { return ho + (slot * 3 + c) * (rows + 1) * SharedRow<T>::kStride; }
+  YEE_HD T* h_at(int slot, int c) const { return h + (slot * 3 + c) * (rows + 1) * SharedRow<T>::kStride; }
 };
 
 template <typename T>
-YEE_HD inline FusedShared<T> fused_shared(T* base, long rows) {
+YEE_HD inline FusedShared<T> fused_shared(T* base, int rows, int depth) {
+  constexpr int S = SharedRow<T>::kStride;
   FusedShared<T> s;
   s.rows = rows;
   s.e = base;
-  s.ho = s.e + std::size_t(kFusedEPlanes * 3) * std::size_t(rows + 2) * SharedRow<T>::kStride;
-  s.h = s.ho + std::size_t(kFusedHPlanes * 3) * std::size_t(rows + 1) * SharedRow<T>::kStride;
+  s.ho = s.e + fused_e_slots(depth) * 3 * (rows + 2) * S;
+  s.h = s.ho + fused_ho_slots(depth) * 3 * (rows + 1) * S;
   return s;
 }
 
@@ -99,7 +99,7 @@ struct FusedArgs {
   DevFields<T> src, dst;  // read E^n, H^{n-1/2}; write E^{n+1}, H^{n+1/2}
   Box owned;              // H everywhere here
   Box core;               // E updated here; elsewhere in `owned` E^n is copied (deferred faces)
-  long rows;              // J: tile rows along j
+  long rows;              // J: tile rows along j (threads per block: 32 J)
   long tiles_j;           // tiles along j (the grid's y extent may be smaller: blocks stride)
   long span;              // i planes per chunk
   T c;
@@ -121,16 +121,16 @@ YEE_HD inline FusedTile fused_tile(const FusedArgs<T>& a, long bx, long tj, long
 }
 
 // Launch plan: x = k tiles, y = j tiles (strided beyond 65535), z = i chunks. The chunk
-// count trades the per-chunk start (`start` planes of extra work: 1 for the fused kernel,
-// one plane of E and H^{n-1/2} read and of H computed) against the last wave of blocks
-// running part-empty: it minimises waves x (planes per chunk + start), given how many
-// blocks are resident at once.
+// count trades the per-chunk start (`start` planes of extra work: 2 for the fused kernel,
+// H on the plane before the chunk and the pipeline's last E-only iteration) against the
+// last wave of blocks running part-empty: it minimises waves x (planes per chunk + start),
+// given how many blocks are resident at once.
 struct FusedPlan {
   long gx = 0, gy = 0, gz = 0, tiles_j = 0, span = 0;
   long blocks() const { return gx * gy * gz; }
 };
 
-inline FusedPlan plan_fused(const Box& owned, long rows, long sm_count, long blocks_per_sm, long start = 1) {
+inline FusedPlan plan_fused(const Box& owned, long rows, long sm_count, long blocks_per_sm, long start = 2) {
   FusedPlan p;
   const long nk = owned.hi[2] - owned.lo[2], nj = owned.hi[1] - owned.lo[1], ni = owned.hi[0] - owned.lo[0];
   if (nk <= 0 || nj <= 0 || ni <= 0) return p;
@@ -152,223 +152,298 @@ inline FusedPlan plan_fused(const Box& owned, long rows, long sm_count, long blo
 }
 
 // ---------------------------------------------------------------------------- copies
-// Mover: copy<Bytes>(shared dst, global src), commit(), wait_all(). On the GPU cp.async
-// (kernels.cpp); in the host test a recorder that applies the copies early or late.
+// Mover: copy<Bytes>(shared dst, global src) (cp.async on the GPU, kernels.cpp; in the
+// host test a recorder that applies the copies early or late). The kernel commits one
+// group per iteration and waits until at most D-1 groups are pending.
+//
+// Copy group g of a tile: E^n at plane i0+g (rows j0-1 .. j0+J, columns k0-1 .. k0+32,
+// clipped to the ghost layer at n+1) and H^{n-1/2} at i0-1+g (rows j0-1 .. j0+J-1, columns
+// k0-1 .. k0+31, clipped to the owned box), each where the chunk still needs it (E up to
+// i1, H up to i1-1); "group -1" is E^n at i0-1, sent with group 0. A plane lands in the
+// slot of its distance from i0-1 modulo the slot count. A row is P pieces of 16 bytes:
+// piece 0 at k0-kChunk (the ring column k0-1 and the entries before it), then the
+// interior, then (E only) the piece from k0+32; a piece from kmax on is not needed, one
+// reaching past kmax is copied entry by entry. The pieces of a group (E's, then H's) are
+// numbered and piece q goes to thread q mod nthreads, so a warp's copies are contiguous
+// in both memories; the same pieces every plane, so each thread works out its first K once
+// per tile (FusedPieces) and only moves them along i. (Piece 0 reads, on the first k tile,
+// the end of the previous row's padding or the slack before the array: allocated memory,
+// landing where nothing reads it.)
 
-// Copies rows [jlo, jhi) and columns [klo, khi) of one plane of three components into
-// shared memory: g[c] points at the plane of component c, d[c] at shared row 0 (that of
-// j = row0), column kPad is k0. The interior k0..k0+31 goes in 16-byte chunks, the columns
-// beyond it one entry at a time. Warps take rows (32 / L at a time), lanes the pieces of a
-// row (L lanes, a power of two >= kMaxPieces): no division, as this runs for every plane.
-template <typename T, int kStride, int kPad, int kMaxPieces, typename Mover>
-YEE_HD inline void copy_plane(const T* const g[3], long sy, T* const d[3], long row0, long jlo, long jhi, long k0,
-                              long klo, long khi, int tid, Mover& mv) {
-  constexpr int kChunk = 16 / int(sizeof(T)), kChunks = kBlockK / kChunk;
-  constexpr int L = kMaxPieces <= 8 ? 8 : kMaxPieces <= 16 ? 16 : 32;
-  constexpr int R = 32 / L;
-  static_assert(kMaxPieces <= 32, "a row's pieces must fit a warp");
-  const int nrows = int(jhi - jlo), left = int(k0 - klo), right = int(khi - (k0 + kBlockK));
-  if (nrows <= 0) return;
-  const int piece = (tid % 32) % L;
-  const int pieces = kChunks + left + (right > 0 ? right : 0);
-  if (piece >= pieces) return;
-  // What this lane copies in every row: a chunk (k, whole) or single entries from k.
-  long k;
-  int count;
-  bool chunk;
-  if (piece < kChunks) {
-    k = k0 + piece * kChunk;
-    chunk = k + kChunk <= khi;
-    count = chunk ? 1 : int(khi - k < kChunk ? (khi - k > 0 ? khi - k : 0) : kChunk);
-  } else {
-    k = piece - kChunks < left ? klo + (piece - kChunks) : k0 + kBlockK + (piece - kChunks - left);
-    chunk = false;
-    count = 1;
-  }
-  const int col = int(kPad + (k - k0));
-  const int step = kFusedWarps * R;
-  for (int rr = (tid / 32) * R + (tid % 32) / L; rr < 3 * nrows; rr += step) {
-    const int c = rr >= 2 * nrows ? 2 : rr >= nrows ? 1 : 0;
-    const long j = jlo + (rr - c * nrows);
-    // (Selected, not indexed: a run-time index would put g and d on the stack.)
-    const T* src = (c == 0 ? g[0] : c == 1 ? g[1] : g[2]) + j * sy + k;
-    T* dst = (c == 0 ? d[0] : c == 1 ? d[1] : d[2]) + (j - row0) * kStride + col;
-    if (chunk) {
-      mv.template copy<16>(dst, src);
+template <typename T>
+struct FusedGeom {  // a tile's copy groups
+  int ne, nh;       // rows of E^n and of H^{n-1/2} copied
+  int pieces_e;     // pieces of E^n (3 components x ne rows x kChunks+2)
+  int pieces;       // all pieces of a group
+};
+
+template <typename T>
+YEE_HD inline FusedGeom<T> fused_geom(const FusedArgs<T>& a, const FusedTile& t) {
+  using R = SharedRow<T>;
+  FusedGeom<T> g;
+  g.ne = int((t.j0 + a.rows + 1 < a.owned.hi[1] + 1 ? t.j0 + a.rows + 1 : a.owned.hi[1] + 1) - (t.j0 - 1));
+  g.nh = int((t.j0 + a.rows < a.owned.hi[1] ? t.j0 + a.rows : a.owned.hi[1]) - (t.j0 - 1));
+  g.pieces_e = 3 * g.ne * (R::kChunks + 2);
+  g.pieces = g.pieces_e + 3 * g.nh * (R::kChunks + 1);
+  return g;
+}
+
+// Piece q of group 0: its source, and its place in slot 0 of its kind packed into one int
+// (`code`: element offset in bits 0-21, H^{n-1/2} in bit 22, entries - 1 in bits 23-26;
+// -1: nothing to copy).
+template <typename T>
+struct FusedPiece {
+  const T* src;
+  int code;
+};
+
+template <typename T>
+YEE_HD inline FusedPiece<T> fused_piece(const FusedArgs<T>& a, const FusedTile& t, const FusedGeom<T>& g, int q) {
+  using R = SharedRow<T>;
+  const bool e = q < g.pieces_e;
+  const int P = e ? R::kChunks + 2 : R::kChunks + 1, n = e ? g.ne : g.nh;
+  if (!e) q -= g.pieces_e;
+  const int r = e ? q / (R::kChunks + 2) : q / (R::kChunks + 1);  // constant divisors
+  const int piece = q - r * P;
+  const int c = r >= 2 * n ? 2 : r >= n ? 1 : 0;
+  const int row = r - c * n;
+  const long k = t.k0 - R::kChunk + long(piece) * R::kChunk;
+  const long kmax = e ? a.owned.hi[2] + 1 : a.owned.hi[2];
+  FusedPiece<T> pc;
+  pc.src = nullptr;
+  pc.code = -1;
+  if (k >= kmax) return pc;
+  // (Selected, not indexed: a run-time index would put the pointers on the stack.)
+  const T* comp = e ? (c == 0 ? a.src.ex : c == 1 ? a.src.ey : a.src.ez) : (c == 0 ? a.src.hx : c == 1 ? a.src.hy : a.src.hz);
+  pc.src = comp + (e ? t.i0 : t.i0 - 1) * a.src.sx + (t.j0 - 1 + row) * a.src.sy + k;
+  const int count = kmax - k < R::kChunk ? int(kmax - k) : R::kChunk;
+  const int offset = (c * (e ? a.rows + 2 : a.rows + 1) + row) * R::kStride + piece * R::kChunk;
+  pc.code = offset | (e ? 0 : 1 << 22) | (count - 1) << 23;
+  return pc;
+}
+
+// The pieces a thread works out once per tile: enough for the default tiles (f32 16 rows:
+// 999 pieces for 512 threads; f64 8 rows: 999 for 256).
+template <typename T>
+YEE_HD constexpr int fused_cached_pieces() {
+  return sizeof(T) == 4 ? 2 : 4;
+}
+
+// A thread's first K pieces of every group (K * nthreads covers the default tiles; the rest,
+// on small tiles, are worked out again each time).
+template <typename T, int K>
+struct FusedPieces {
+  FusedPiece<T> p[K];
+};
+
+template <typename T, int K>
+YEE_HD inline FusedPieces<T, K> fused_pieces(const FusedArgs<T>& a, const FusedTile& t, const FusedGeom<T>& g,
+                                             int tid, int nthreads) {
+  FusedPieces<T, K> ps;
+  for (int m = 0; m < K; ++m) {
+    const int q = tid + m * nthreads;
+    if (q < g.pieces) {
+      ps.p[m] = fused_piece(a, t, g, q);
     } else {
-      for (int x = 0; x < count; ++x) mv.template copy<int(sizeof(T))>(dst + x, src + x);
+      ps.p[m].src = nullptr;
+      ps.p[m].code = -1;
     }
   }
+  return ps;
 }
 
-// Copies plane `plane` of the three E components (rows j0-1 .. j0+rows, columns k0-1 ..
-// k0+32, clipped to the ghost layer at n+1) into its shared buffer.
+// One piece of a group: E^n pieces into e (the E slot of the group's plane), H^{n-1/2}
+// pieces into ho unless h_ok is false (group -1), sources moved `shift` entries along i.
 template <typename T, typename Mover>
-YEE_HD inline void fused_copy_e(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, long plane,
-                                int tid, Mover& mv) {
-  using R = SharedRow<T>;
-  const long jmax = a.owned.hi[1] + 1, kmax = a.owned.hi[2] + 1;  // one past the ghost layer at n+1
-  const long off = plane * a.src.sx;
-  const T* const g[3] = {a.src.ex + off, a.src.ey + off, a.src.ez + off};
-  T* const d[3] = {s.e_at(plane, 0, 0), s.e_at(plane, 1, 0), s.e_at(plane, 2, 0)};
-  copy_plane<T, R::kStride, R::kPad, R::kChunks + 2>(g, a.src.sy, d, t.j0 - 1, t.j0 - 1,
-                                                      t.j0 + s.rows + 1 < jmax ? t.j0 + s.rows + 1 : jmax, t.k0,
-                                                      t.k0 - 1, t.k0 + kBlockK + 1 < kmax ? t.k0 + kBlockK + 1 : kmax,
-                                                      tid, mv);
+YEE_HD inline void fused_issue(const FusedPiece<T>& pc, bool h_ok, T* e, T* ho, long shift, Mover& mv) {
+  const int code = pc.code;
+  if (code < 0) return;
+  const bool h = code & (1 << 22);
+  if (h && !h_ok) return;
+  T* dst = (h ? ho : e) + (code & 0x3fffff);
+  const T* src = pc.src + shift;
+  if (code >> 23 == SharedRow<T>::kChunk - 1) {
+    mv.template copy<16>(dst, src);
+  } else {  // the grid's last k tile only
+    const int count = (code >> 23) + 1;
+#ifdef __CUDA_ARCH__
+#pragma unroll 1  // (rarely run: keep it small)
+#endif
+    for (int x = 0; x < count; ++x) mv.template copy<int(sizeof(T))>(dst + x, src + x);
+  }
 }
 
-// Copies plane `plane` of H^{n-1/2} (rows j0-1 .. j0+rows-1, columns k0-1 .. k0+31, clipped).
-template <typename T, typename Mover>
-YEE_HD inline void fused_copy_h(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, long plane,
-                                int tid, Mover& mv) {
-  using R = SharedRow<T>;
-  const long jmax = a.owned.hi[1], kmax = a.owned.hi[2] + 1;
-  const long off = plane * a.src.sx;
-  const T* const g[3] = {a.src.hx + off, a.src.hy + off, a.src.hz + off};
-  T* const d[3] = {s.ho_at(plane, 0, 0), s.ho_at(plane, 1, 0), s.ho_at(plane, 2, 0)};
-  copy_plane<T, R::kStride, R::kPad, R::kChunks + 1>(g, a.src.sy, d, t.j0 - 1, t.j0 - 1,
-                                                      t.j0 + s.rows < jmax ? t.j0 + s.rows : jmax, t.k0, t.k0 - 1,
-                                                      t.k0 + kBlockK < kmax ? t.k0 + kBlockK : kmax, tid, mv);
-}
-
-// Before the first plane: E at i0-1 and i0, H^{n-1/2} at i0-1 (one copy group).
-template <typename T, typename Mover>
-YEE_HD inline void fused_copy_first(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, int tid,
-                                    Mover& mv) {
-  fused_copy_e(a, s, t, t.i0 - 1, tid, mv);
-  fused_copy_e(a, s, t, t.i0, tid, mv);
-  fused_copy_h(a, s, t, t.i0 - 1, tid, mv);
-}
-
-// At plane p (after the barrier that made E at p, p+1 and H^{n-1/2} at p visible): start
-// the copies of E at p+2 and H^{n-1/2} at p+1, where the chunk still needs them.
-template <typename T, typename Mover>
-YEE_HD inline void fused_copy_next(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, long p,
-                                   int tid, Mover& mv) {
-  if (p + 2 <= t.i1) fused_copy_e(a, s, t, p + 2, tid, mv);
-  if (p + 1 < t.i1) fused_copy_h(a, s, t, p + 1, tid, mv);
+// Copy group g (-1: E^n at i0-1 only) of this thread. Group g is needed while g < h_end
+// (FusedThread): its E plane i0+g is at most i1 and its H plane i0-1+g below i1.
+template <typename T, int D, int K, typename Mover>
+YEE_HD inline void fused_copy_group(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t,
+                                    const FusedGeom<T>& geom, const FusedPieces<T, K>& ps, int g, int h_end, int tid,
+                                    int nthreads, Mover& mv) {
+  constexpr int NE = fused_e_slots(D), NHo = fused_ho_slots(D);
+  if (g >= h_end) return;
+  const bool h_ok = g >= 0;
+  T* const e = s.e_at((g + 1) % NE, 0);
+  T* const ho = s.ho_at((g + NHo) % NHo, 0);
+  const long shift = long(g) * a.src.sx;
+  for (int m = 0; m < K; ++m) fused_issue(ps.p[m], h_ok, e, ho, shift, mv);
+  for (int q = tid + K * nthreads; q < geom.pieces; q += nthreads)
+    fused_issue(fused_piece(a, t, geom, q), h_ok, e, ho, shift, mv);
 }
 
 // ---------------------------------------------------------------------------- updates
 
-// The shared planes one H phase reads and writes: E^n at p (e) and p+1 (e1), H^{n-1/2} at
-// p (ho), H^{n+1/2} at p (h), each three components at row 0; a cell is an index
-// row * kStride + col into them, so the hot loops do no 64-bit index arithmetic.
-template <typename T>
-struct HPlanes {
-  const T* e[3];
-  const T* e1[3];
-  const T* ho[3];
-  T* h[3];
+// A thread's part of a tile, fixed for the tile.
+struct FusedThread {
+  enum : int { kCell = 1, kCoreJK = 2, kWallJ = 4, kWallK = 8 };
+  int x;            // shared index of its tile cell (row ty+1, column kPad+tx)
+  // kCell: the cell (j0+ty, k0+tx) is owned (else the thread only copies); kCoreJK: its j and
+  // k are in core (E updated there; elsewhere E^n is copied); kWallJ, kWallK: PEC walls.
+  // (Bits of one register: the compiler would otherwise recompute the conditions.)
+  int flags;
+  int ring[2];      // shared indices of its ring cells of H (none: -1)
+  // Iterations (it: plane i0-1+it) of the tile: H is computed while it < h_end, E (at
+  // plane i0-2+it) from it = 2 on; E is updated (core) from it = core_it, PEC's i wall is at
+  // it = wall_it.
+  int iterations, h_end, core_it, wall_it;
 };
 
-// H^{n+1/2} of the cell at index x, the CPU's expressions in the CPU's order
-// (row_updates.hpp: h_row); `stride` is one row.
+// Thread tid of nthreads (32 J): tile cell (j0 + tid/32, k0 + tid%32). The ring's cells,
+// row j0-1 at k0..k0+31 and then column k0-1 at j0-1 .. j0+J-1, are numbered from 0 and
+// cell q goes to thread q (row cells to warp 0: conflict-free; column cells to the next
+// warps), and to thread q-nthreads for the rest (only one-row tiles have more ring cells
+// than threads).
 template <typename T>
-YEE_HD inline void h_cell(const HPlanes<T>& q, int x, int stride, T c, T out[3]) {
-  const T* ex = q.e[0];
-  const T* ey = q.e[1];
-  const T* ez = q.e[2];
-  out[0] = q.ho[0][x] - c * ((ez[x + stride] - ez[x]) - (ey[x + 1] - ey[x]));
-  out[1] = q.ho[1][x] - c * ((ex[x + 1] - ex[x]) - (q.e1[2][x] - ez[x]));
-  out[2] = q.ho[2][x] - c * ((q.e1[1][x] - ey[x]) - (ex[x + stride] - ex[x]));
-}
-
-template <typename T>
-YEE_HD inline HPlanes<T> fused_h_planes(const FusedShared<T>& s, long p) {
-  HPlanes<T> q;
-  for (int w = 0; w < 3; ++w) {
-    q.e[w] = s.e_at(p, w, 0);
-    q.e1[w] = s.e_at(p + 1, w, 0);
-    q.ho[w] = s.ho_at(p, w, 0);
-    q.h[w] = s.h_at(p, w, 0);
-  }
-  return q;
-}
-
-// Plane p, H phase, thread tid: H^{n+1/2} on this thread's cells of the tile (stored to
-// shared memory, and to dst where p is a plane of the chunk) and of the ring (shared only).
-template <typename T>
-YEE_HD inline void fused_h_phase(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, long p,
-                                 int tid) {
+YEE_HD inline FusedThread fused_thread(const FusedArgs<T>& a, const FusedTile& t, int tid, int nthreads) {
   using R = SharedRow<T>;
-  const HPlanes<T> q = fused_h_planes(s, p);
   const int tx = tid % kBlockK, ty = tid / kBlockK;
-  const int rows = int(t.j0 + s.rows < a.owned.hi[1] ? s.rows : a.owned.hi[1] - t.j0);  // tile rows inside
-  const long k = t.k0 + tx;
-  T v[3];
-  if (k < a.owned.hi[2]) {
-    const bool store = p >= t.i0;
-    const long base = p * a.dst.sx + t.j0 * a.dst.sy + k;
-    for (int r = ty; r < rows; r += kFusedWarps) {
-      const int x = (r + 1) * R::kStride + R::kPad + tx;
-      h_cell(q, x, R::kStride, a.c, v);
-      for (int w = 0; w < 3; ++w) q.h[w][x] = v[w];
-      if (store) {
-        const long o = base + r * a.dst.sy;
-        a.dst.hx[o] = v[0];
-        a.dst.hy[o] = v[1];
-        a.dst.hz[o] = v[2];
+  const long j = t.j0 + ty, k = t.k0 + tx;
+  FusedThread th;
+  th.x = (ty + 1) * R::kStride + R::kPad + tx;
+  th.flags = (j < a.owned.hi[1] && k < a.owned.hi[2] ? FusedThread::kCell : 0) |
+             (j >= a.core.lo[1] && k >= a.core.lo[2] ? FusedThread::kCoreJK : 0) |
+             (a.dst.goff[1] + j - 1 == 0 ? FusedThread::kWallJ : 0) |
+             (a.dst.goff[2] + k - 1 == 0 ? FusedThread::kWallK : 0);
+  const int rows_in = int(t.j0 + a.rows < a.owned.hi[1] ? a.rows : a.owned.hi[1] - t.j0);
+  const int ring_cells = kBlockK + rows_in + 1;
+  for (int w = 0; w < 2; ++w) {
+    const int q = tid + w * nthreads;
+    th.ring[w] = -1;
+    if (q < kBlockK) {
+      if (t.k0 + q < a.owned.hi[2]) th.ring[w] = R::kPad + q;
+    } else if (q < ring_cells) {
+      th.ring[w] = (q - kBlockK) * R::kStride + R::kPad - 1;
+    }
+  }
+  th.iterations = int(t.i1 - t.i0) + 2;
+  th.h_end = int(t.i1 - t.i0) + 1;
+  const long core_it = a.core.lo[0] - t.i0 + 2, wall_it = 3 - a.dst.goff[0] - t.i0;
+  th.core_it = core_it < 0 ? 0 : int(core_it);  // (it < 2 never updates E)
+  th.wall_it = wall_it < 0 || wall_it > th.iterations ? -1 : int(wall_it);
+  return th;
+}
+
+// Values a thread carries from plane to plane for its own cell (registers on the GPU).
+template <typename T>
+struct FusedCell {
+  long o;        // offset of its cell at plane i0-1+it in the fields
+  T ex, ey, ez;  // E^n at p-1
+  T hx, hy, hz;  // H^{n+1/2} at p-1
+  T hpy, hpz;    // H^{n+1/2} at p-2
+};
+
+template <typename T>
+YEE_HD inline FusedCell<T> fused_cell(const FusedArgs<T>& a, const FusedTile& t, int tid) {
+  FusedCell<T> v{};
+  v.o = (t.i0 - 1) * a.dst.sx + (t.j0 + tid / kBlockK) * a.dst.sy + t.k0 + tid % kBlockK;
+  return v;
+}
+
+// H^{n+1/2} at shared index x of plane p: E^n at p (e) and p+1 (e1), H^{n-1/2} (ho); the
+// CPU's expressions in the CPU's order (row_updates.hpp: h_row). Also returns E^n at x
+// (ev), which the thread keeps for its E update.
+template <typename T>
+YEE_HD inline void fused_h_at(const T* const e[3], const T* const e1[3], const T* const ho[3], int x, T c,
+                              T out[3], T ev[3]) {
+  constexpr int S = SharedRow<T>::kStride;
+  const T ex = e[0][x], ey = e[1][x], ez = e[2][x];
+  ev[0] = ex;
+  ev[1] = ey;
+  ev[2] = ez;
+  out[0] = ho[0][x] - c * ((e[2][x + S] - ez) - (e[1][x + 1] - ey));
+  out[1] = ho[1][x] - c * ((e[0][x + 1] - ex) - (e1[2][x] - ez));
+  out[2] = ho[2][x] - c * ((e1[1][x] - ey) - (e[0][x + S] - ex));
+}
+
+// Iteration `it` of a tile (plane p = i0-1+it), after the barrier: E^{n+1} at p-1 on this
+// thread's cell (from its registers and the neighbours' H^{n+1/2} at p-1 in shared memory;
+// PEC; E^n copied on the deferred faces), then H^{n+1/2} at p on its cell (to shared
+// memory, to dst where p is in the chunk, and to its registers) and on its ring cells
+// (shared memory only). The CPU's expressions in the CPU's order (row_updates.hpp: e_row).
+template <typename T, int D>
+YEE_HD inline void fused_iteration(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedThread& th, int it,
+                                   FusedCell<T>& v) {
+  constexpr int S = SharedRow<T>::kStride, NE = fused_e_slots(D), NHo = fused_ho_slots(D);
+  const T c = a.c;
+  const bool cell = th.flags & FusedThread::kCell;
+  if (it >= 2 && cell) {
+    const int hs = (it - 1) & 1;
+    const T* hx = s.h_at(hs, 0);
+    const T* hy = s.h_at(hs, 1);
+    const T* hz = s.h_at(hs, 2);
+    const int x = th.x;
+    T o0 = v.ex, o1 = v.ey, o2 = v.ez;
+    if ((th.flags & FusedThread::kCoreJK) && it >= th.core_it) {
+      o0 = v.ex + c * ((v.hz - hz[x - S]) - (v.hy - hy[x - 1]));
+      o1 = v.ey + c * ((v.hx - hx[x - 1]) - (v.hz - v.hpz));
+      o2 = v.ez + c * ((v.hy - v.hpy) - (v.hx - hx[x - S]));
+      const bool wall_i = it == th.wall_it, wall_j = th.flags & FusedThread::kWallJ,
+                 wall_k = th.flags & FusedThread::kWallK;
+      if (wall_i || wall_j) o2 = T(0);
+      if (wall_i || wall_k) o1 = T(0);
+      if (wall_j || wall_k) o0 = T(0);
+    }
+    const long o = v.o - a.dst.sx;
+    a.dst.ex[o] = o0;
+    a.dst.ey[o] = o1;
+    a.dst.ez[o] = o2;
+  }
+  if (it < th.h_end) {
+    const int es = it % NE, es1 = (it + 1) % NE, hos = it % NHo, hs = it & 1;
+    const T* const e[3] = {s.e_at(es, 0), s.e_at(es, 1), s.e_at(es, 2)};
+    const T* const e1[3] = {s.e_at(es1, 0), s.e_at(es1, 1), s.e_at(es1, 2)};
+    const T* const ho[3] = {s.ho_at(hos, 0), s.ho_at(hos, 1), s.ho_at(hos, 2)};
+    T* const h[3] = {s.h_at(hs, 0), s.h_at(hs, 1), s.h_at(hs, 2)};
+    T out[3], ev[3];
+    if (cell) {
+      const int x = th.x;
+      fused_h_at(e, e1, ho, x, c, out, ev);
+      h[0][x] = out[0];
+      h[1][x] = out[1];
+      h[2][x] = out[2];
+      if (it >= 1) {
+        a.dst.hx[v.o] = out[0];
+        a.dst.hy[v.o] = out[1];
+        a.dst.hz[v.o] = out[2];
       }
+      v.ex = ev[0];
+      v.ey = ev[1];
+      v.ez = ev[2];
+      v.hpy = v.hy;
+      v.hpz = v.hz;
+      v.hx = out[0];
+      v.hy = out[1];
+      v.hz = out[2];
+    }
+    for (int w = 0; w < 2; ++w) {
+      const int x = th.ring[w];
+      if (x < 0) continue;
+      fused_h_at(e, e1, ho, x, c, out, ev);
+      h[0][x] = out[0];
+      h[1][x] = out[1];
+      h[2][x] = out[2];
     }
   }
-  // Ring: row j0-1 (columns k0-1 .. k0+31), then column k0-1 (rows j0 .. j0+rows-1).
-  const int ring_cols = int(t.k0 + kBlockK <= a.owned.hi[2] ? kBlockK + 1 : a.owned.hi[2] - t.k0 + 1);
-  for (int x = tid; x < ring_cols + rows; x += kFusedThreads) {
-    const int at = x < ring_cols ? R::kPad - 1 + x : (x - ring_cols + 1) * R::kStride + R::kPad - 1;
-    h_cell(q, at, R::kStride, a.c, v);
-    for (int w = 0; w < 3; ++w) q.h[w][at] = v[w];
-  }
-}
-
-// E^{n+1} of the cell at index x from H^{n+1/2} at p (h) and p-1 (hp) and E^n (e), the
-// CPU's expressions in the CPU's order (row_updates.hpp: e_row); no PEC.
-template <typename T>
-YEE_HD inline void e_cell(const T* const e[3], const T* const h[3], const T* const hp[3], int x, int stride, T c,
-                          T out[3]) {
-  const T* hx = h[0];
-  const T* hy = h[1];
-  const T* hz = h[2];
-  out[0] = e[0][x] + c * ((hz[x] - hz[x - stride]) - (hy[x] - hy[x - 1]));
-  out[1] = e[1][x] + c * ((hx[x] - hx[x - 1]) - (hz[x] - hp[2][x]));
-  out[2] = e[2][x] + c * ((hy[x] - hp[1][x]) - (hx[x] - hx[x - stride]));
-}
-
-// Plane p (>= i0), E phase, thread tid: E^{n+1} on this thread's cells of the tile from
-// the shared H planes p and p-1, then PEC (row_updates.hpp: e_row); on the deferred faces
-// (owned but outside core) E^n is copied instead.
-template <typename T>
-YEE_HD inline void fused_e_phase(const FusedArgs<T>& a, const FusedShared<T>& s, const FusedTile& t, long p,
-                                 int tid) {
-  using R = SharedRow<T>;
-  const int tx = tid % kBlockK, ty = tid / kBlockK;
-  const long k = t.k0 + tx;
-  if (k >= a.owned.hi[2]) return;
-  const T* const e[3] = {s.e_at(p, 0, 0), s.e_at(p, 1, 0), s.e_at(p, 2, 0)};
-  const T* const h[3] = {s.h_at(p, 0, 0), s.h_at(p, 1, 0), s.h_at(p, 2, 0)};
-  const T* const hp[3] = {s.h_at(p - 1, 0, 0), s.h_at(p - 1, 1, 0), s.h_at(p - 1, 2, 0)};
-  const int rows = int(t.j0 + s.rows < a.owned.hi[1] ? s.rows : a.owned.hi[1] - t.j0);
-  const bool in_ik = p >= a.core.lo[0] && k >= a.core.lo[2];
-  const bool wall_i = a.dst.goff[0] + p - 1 == 0, wall_k = a.dst.goff[2] + k - 1 == 0;
-  const long base = p * a.dst.sx + t.j0 * a.dst.sy + k;
-  T v[3];
-  for (int r = ty; r < rows; r += kFusedWarps) {
-    const long j = t.j0 + r;
-    const int x = (r + 1) * R::kStride + R::kPad + tx;
-    if (in_ik && j >= a.core.lo[1]) {
-      e_cell(e, h, hp, x, R::kStride, a.c, v);
-      const bool wall_j = a.dst.goff[1] + j - 1 == 0;
-      if (wall_i || wall_j) v[2] = T(0);
-      if (wall_i || wall_k) v[1] = T(0);
-      if (wall_j || wall_k) v[0] = T(0);
-    } else {
-      for (int w = 0; w < 3; ++w) v[w] = e[w][x];
-    }
-    const long o = base + r * a.dst.sy;
-    a.dst.ex[o] = v[0];
-    a.dst.ey[o] = v[1];
-    a.dst.ez[o] = v[2];
-  }
+  v.o += a.dst.sx;
 }
 
 }  // namespace cuda

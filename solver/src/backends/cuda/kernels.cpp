@@ -144,36 +144,44 @@ struct AsyncCopy {
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
   }
-  __host__ __device__ void wait_all() const {
+  // Until at most N of this thread's committed groups are pending.
+  template <int N>
+  __host__ __device__ void wait() const {
 #ifdef __CUDA_ARCH__
-    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
   }
 };
 
-// One sweep of H^{n+1/2} and E^{n+1} (src -> dst): the phases of fused_block.hpp with a
-// barrier wherever a phase reads what other threads wrote. The schedule is repeated
-// step by step in tests/cuda_stencil_check.cpp.
-template <typename T>
-__global__ void __launch_bounds__(cuda::kFusedThreads, cuda::fused_min_blocks<T>())
-    fused_kernel(cuda::FusedArgs<T> a) {
+// One sweep of H^{n+1/2} and E^{n+1} (src -> dst), copies D planes ahead: the block program
+// of fused_block.hpp with one barrier per plane. tests/cuda_fused_emulator.hpp (run_fused)
+// repeats this schedule on the host. Any tile of 1 .. 32 rows (32 threads per row): the
+// register cap is that of 1024 threads (64); ptxas -v: NOTES-cuda.md, "Fused kernel, pipelined".
+template <typename T, int D>
+__global__ void __launch_bounds__(cuda::kFusedMaxThreads, 1) fused_kernel(cuda::FusedArgs<T> a) {
+  constexpr int K = cuda::fused_cached_pieces<T>();
   extern __shared__ __align__(16) unsigned char smem[];
-  const cuda::FusedShared<T> s = cuda::fused_shared<T>(reinterpret_cast<T*>(smem), a.rows);
-  const int tid = int(threadIdx.x);
+  const cuda::FusedShared<T> s = cuda::fused_shared<T>(reinterpret_cast<T*>(smem), int(a.rows), D);
+  const int tid = int(threadIdx.x), nthreads = int(blockDim.x);
   AsyncCopy mv;
   for (long tj = blockIdx.y; tj < a.tiles_j; tj += gridDim.y) {
     const cuda::FusedTile t = cuda::fused_tile(a, long(blockIdx.x), tj, long(blockIdx.z));
+    const cuda::FusedGeom<T> geom = cuda::fused_geom(a, t);
+    const cuda::FusedPieces<T, K> pieces = cuda::fused_pieces<T, K>(a, t, geom, tid, nthreads);
+    const cuda::FusedThread th = cuda::fused_thread(a, t, tid, nthreads);
+    cuda::FusedCell<T> cell = cuda::fused_cell(a, t, tid);
     __syncthreads();  // the previous tile's last reads are done before its buffers refill
-    cuda::fused_copy_first(a, s, t, tid, mv);
-    mv.commit();
-    for (long p = t.i0 - 1; p < t.i1; ++p) {
-      mv.wait_all();
-      __syncthreads();  // E at p, p+1 and H^{n-1/2} at p have landed; plane p-1 is free
-      cuda::fused_copy_next(a, s, t, p, tid, mv);
+    cuda::fused_copy_group<T, D>(a, s, t, geom, pieces, -1, th.h_end, tid, nthreads, mv);
+    for (int g = 0; g < D; ++g) {
+      cuda::fused_copy_group<T, D>(a, s, t, geom, pieces, g, th.h_end, tid, nthreads, mv);
       mv.commit();
-      cuda::fused_h_phase(a, s, t, p, tid);
-      __syncthreads();  // H^{n+1/2} of plane p (tile and ring) is complete
-      if (p >= t.i0) cuda::fused_e_phase(a, s, t, p, tid);
+    }
+    for (int it = 0; it < th.iterations; ++it) {
+      mv.wait<D - 1>();
+      __syncthreads();  // group `it` has landed everywhere; the previous iteration's reads are done
+      cuda::fused_copy_group<T, D>(a, s, t, geom, pieces, it + D, th.h_end, tid, nthreads, mv);
+      mv.commit();
+      cuda::fused_iteration<T, D>(a, s, th, it, cell);
     }
   }
 }
@@ -252,12 +260,33 @@ Copies* copies_of(const Fields<T>& f) {
   return nullptr;
 }
 
+// The fused kernel's pipeline depth (planes of copies in flight): YEE_CUDA_FUSED_DEPTH=1..3,
+// a measurement aid (bench/run_cuda_bench.py: fused:depth=N), else kFusedDefaultDepth.
+int fused_depth() {
+  static const int depth = [] {
+    const char* v = std::getenv("YEE_CUDA_FUSED_DEPTH");
+    if (!v || !*v) return cuda::kFusedDefaultDepth;
+    if (v[1] != '\0' || v[0] < '1' || v[0] > '0' + cuda::kFusedMaxDepth)
+      throw UsageError(std::string("YEE_CUDA_FUSED_DEPTH=") + v + ": the fused kernel's depth is 1, 2 or 3");
+    return v[0] - '0';
+  }();
+  return depth;
+}
+
 template <typename T>
 long fused_rows(const Fields<T>& f) {
   if (f.tile > 0) return f.tile;
   long rows = cuda::fused_default_rows<T>();  // halved until a block fits (GPUs with less shared memory)
-  while (rows > 8 && cuda::fused_smem_bytes<T>(rows) > g_smem_optin) rows /= 2;
+  while (rows > 1 && cuda::fused_smem_bytes<T>(rows, fused_depth()) > g_smem_optin) rows /= 2;
   return rows;
+}
+
+template <typename T>
+using FusedKernel = void (*)(cuda::FusedArgs<T>);
+
+template <typename T>
+FusedKernel<T> fused_kernel_of(int depth) {
+  return depth == 1 ? fused_kernel<T, 1> : depth == 2 ? fused_kernel<T, 2> : fused_kernel<T, 3>;
 }
 
 // Blocks of the fused kernel resident per SM at this tile size (for the launch plan).
@@ -265,10 +294,11 @@ template <typename T>
 long fused_blocks_per_sm(long rows) {
   static long cached_rows = -1, cached = 1;
   if (rows != cached_rows) {
-    const std::size_t smem = cuda::fused_smem_bytes<T>(rows);
-    CUDA_CHECK(cudaFuncSetAttribute(fused_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    const std::size_t smem = cuda::fused_smem_bytes<T>(rows, fused_depth());
+    const FusedKernel<T> k = fused_kernel_of<T>(fused_depth());
+    CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     int n = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fused_kernel<T>, cuda::kFusedThreads, smem));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, int(cuda::kBlockK * rows), smem));
     cached_rows = rows;
     cached = std::max(n, 1);
   }
@@ -297,8 +327,9 @@ void launch_fused(Fields<T>& f, const cuda::FusedSplit& split, T c) {
   const cuda::FusedPlan plan = cuda::plan_fused(split.owned, rows, g_sm_count, fused_blocks_per_sm<T>(rows));
   if (plan.blocks() > 0) {
     cuda::FusedArgs<T> a{dev(f), dev(next), split.owned, split.core, rows, plan.tiles_j, plan.span, c};
-    fused_kernel<T><<<dim3(unsigned(plan.gx), unsigned(plan.gy), unsigned(plan.gz)), cuda::kFusedThreads,
-                      cuda::fused_smem_bytes<T>(rows)>>>(a);
+    fused_kernel_of<T>(fused_depth())<<<dim3(unsigned(plan.gx), unsigned(plan.gy), unsigned(plan.gz)),
+                                        unsigned(cuda::kBlockK * rows),
+                                        cuda::fused_smem_bytes<T>(rows, fused_depth())>>>(a);
     CUDA_CHECK_LAUNCH("fused_kernel");
   }
   for (int q = 0; q < 6; ++q) f.comp[q] = next.comp[q];
@@ -490,7 +521,11 @@ std::string gib(double bytes) {
 template <typename T>
 void check_fits(const Fields<T>& f, std::size_t bytes_per_array) {
   const char* prec = sizeof(T) == 4 ? "f32" : "f64";
-  const std::size_t smem = cuda::fused_smem_bytes<T>(fused_rows(f));
+  if (fused_rows(f) > cuda::kFusedMaxRows)
+    throw UsageError("--tile " + std::to_string(fused_rows(f)) + ": the fused kernel's tiles have at most " +
+                     std::to_string(cuda::kFusedMaxRows) + " rows (a thread per cell, " +
+                     std::to_string(cuda::kFusedMaxThreads) + " per block)");
+  const std::size_t smem = cuda::fused_smem_bytes<T>(fused_rows(f), fused_depth());
   if (smem > g_smem_optin)
     throw UsageError("--tile " + std::to_string(fused_rows(f)) + ": the fused kernel's tile of that many rows needs " +
                      std::to_string(smem / 1024) + " KiB of shared memory per block in " + prec + ", more than the " +

@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA wavefront kernel's sweep: TB time steps per pass over the fields, as a block
-// program the host test can run (like fused_block.hpp, whose tile, copies and barriers it
-// extends; design: solver/NOTES-cuda.md, "Kernels").
+// program the host test can run (like fused_block.hpp, whose tile and launch plan it shares;
+// design: solver/NOTES-cuda.md, "Kernels"). Blocks of 256 threads, 8 rows of threads
+// spread over the tile's rows; two barriers per step and plane, copies one plane ahead.
 //
 // A block owns a tile of 32 k x J j cells and streams along i through a chunk of planes,
 // reading E^n, H^{n-1/2} from one copy of the fields and writing E^{n+TB}, H^{n+TB-1/2} of
@@ -21,6 +22,9 @@
 
 namespace yee {
 namespace cuda {
+
+constexpr int kSweepWarps = 8;                       // rows of threads per block (32 threads each)
+constexpr int kSweepThreads = kBlockK * kSweepWarps;  // 256
 
 // Shared-memory row of the sweep: the interior k0..k0+31 starts on a 16-byte boundary after
 // at least TB entries for the low-side cone.
@@ -100,9 +104,55 @@ YEE_HD inline long clampl(long x, long lo, long hi) { return x < lo ? lo : x > h
 
 // ---------------------------------------------------------------------------- copies
 
+// Copies rows [jlo, jhi) and columns [klo, khi) of one plane of three components into
+// shared memory: g[c] points at the plane of component c, d[c] at shared row 0 (that of
+// j = row0), column kPad is k0. The interior k0..k0+31 goes in 16-byte chunks, the columns
+// beyond it one entry at a time. Warps take rows (32 / L at a time), lanes the pieces of a
+// row (L lanes, a power of two >= kMaxPieces): no division, as this runs for every plane.
+template <typename T, int kStride, int kPad, int kMaxPieces, typename Mover>
+YEE_HD inline void copy_plane(const T* const g[3], long sy, T* const d[3], long row0, long jlo, long jhi, long k0,
+                              long klo, long khi, int tid, Mover& mv) {
+  constexpr int kChunk = 16 / int(sizeof(T)), kChunks = kBlockK / kChunk;
+  constexpr int L = kMaxPieces <= 8 ? 8 : kMaxPieces <= 16 ? 16 : 32;
+  constexpr int R = 32 / L;
+  static_assert(kMaxPieces <= 32, "a row's pieces must fit a warp");
+  const int nrows = int(jhi - jlo), left = int(k0 - klo), right = int(khi - (k0 + kBlockK));
+  if (nrows <= 0) return;
+  const int piece = (tid % 32) % L;
+  const int pieces = kChunks + left + (right > 0 ? right : 0);
+  if (piece >= pieces) return;
+  // What this lane copies in every row: a chunk (k, whole) or single entries from k.
+  long k;
+  int count;
+  bool chunk;
+  if (piece < kChunks) {
+    k = k0 + piece * kChunk;
+    chunk = k + kChunk <= khi;
+    count = chunk ? 1 : int(khi - k < kChunk ? (khi - k > 0 ? khi - k : 0) : kChunk);
+  } else {
+    k = piece - kChunks < left ? klo + (piece - kChunks) : k0 + kBlockK + (piece - kChunks - left);
+    chunk = false;
+    count = 1;
+  }
+  const int col = int(kPad + (k - k0));
+  const int step = kSweepWarps * R;
+  for (int rr = (tid / 32) * R + (tid % 32) / L; rr < 3 * nrows; rr += step) {
+    const int c = rr >= 2 * nrows ? 2 : rr >= nrows ? 1 : 0;
+    const long j = jlo + (rr - c * nrows);
+    // (Selected, not indexed: a run-time index would put g and d on the stack.)
+    const T* src = (c == 0 ? g[0] : c == 1 ? g[1] : g[2]) + j * sy + k;
+    T* dst = (c == 0 ? d[0] : c == 1 ? d[1] : d[2]) + (j - row0) * kStride + col;
+    if (chunk) {
+      mv.template copy<16>(dst, src);
+    } else {
+      for (int x = 0; x < count; ++x) mv.template copy<int(sizeof(T))>(dst + x, src + x);
+    }
+  }
+}
+
 // One plane of three components (E^n: e = true; H^{n-1/2}: e = false) over rows
 // [jlo, jhi) and columns [klo, khi) (clipped to the arrays' ghost layers by the caller),
-// into the shared buffers (fused_block.hpp: copy_plane).
+// into the shared buffers (copy_plane).
 template <typename T, int TB, typename Mover>
 YEE_HD inline void sweep_copy(const SweepArgs<T>& a, const SweepShared<T, TB>& s, const FusedTile& t, long plane,
                               bool e, long jlo, long jhi, long klo, long khi, int tid, Mover& mv) {
@@ -156,6 +206,42 @@ YEE_HD inline void sweep_copy_next(const SweepArgs<T>& a, const SweepShared<T, T
 
 // ---------------------------------------------------------------------------- updates
 
+// The shared planes one H phase reads and writes: E^n at p (e) and p+1 (e1), H^{n-1/2} at
+// p (ho), H^{n+1/2} at p (h), each three components at row 0; a cell is an index
+// row * kStride + col into them, so the hot loops do no 64-bit index arithmetic.
+template <typename T>
+struct HPlanes {
+  const T* e[3];
+  const T* e1[3];
+  const T* ho[3];
+  T* h[3];
+};
+
+// H^{n+1/2} of the cell at index x, the CPU's expressions in the CPU's order
+// (row_updates.hpp: h_row); `stride` is one row.
+template <typename T>
+YEE_HD inline void h_cell(const HPlanes<T>& q, int x, int stride, T c, T out[3]) {
+  const T* ex = q.e[0];
+  const T* ey = q.e[1];
+  const T* ez = q.e[2];
+  out[0] = q.ho[0][x] - c * ((ez[x + stride] - ez[x]) - (ey[x + 1] - ey[x]));
+  out[1] = q.ho[1][x] - c * ((ex[x + 1] - ex[x]) - (q.e1[2][x] - ez[x]));
+  out[2] = q.ho[2][x] - c * ((q.e1[1][x] - ey[x]) - (ex[x + stride] - ex[x]));
+}
+
+// E^{n+1} of the cell at index x from H^{n+1/2} at p (h) and p-1 (hp) and E^n (e), the
+// CPU's expressions in the CPU's order (row_updates.hpp: e_row); no PEC.
+template <typename T>
+YEE_HD inline void e_cell(const T* const e[3], const T* const h[3], const T* const hp[3], int x, int stride, T c,
+                          T out[3]) {
+  const T* hx = h[0];
+  const T* hy = h[1];
+  const T* hz = h[2];
+  out[0] = e[0][x] + c * ((hz[x] - hz[x - stride]) - (hy[x] - hy[x - 1]));
+  out[1] = e[1][x] + c * ((hx[x] - hx[x - 1]) - (hz[x] - hp[2][x]));
+  out[2] = e[2][x] + c * ((hy[x] - hp[1][x]) - (hx[x] - hx[x - stride]));
+}
+
 // Step s at front p works on plane p-s+1: H^s where the plane is in [i0-(TB-s)-1, i1+(TB-s))
 // and E^s where it is in [i0-(TB-s), i1+(TB-s)), both within the arrays.
 template <int TB>
@@ -181,7 +267,7 @@ YEE_HD inline HPlanes<T> sweep_h_planes(const SweepShared<T, TB>& sh, int s, lon
 }
 
 // E^s of the cell at index x, (q, j, k), from H^s (h at q, hp at q-1) and E^{s-1} (e):
-// the fused kernel's e_cell, PEC and the source (the time loop's add_to). Off the owned
+// e_cell, PEC and the source (the time loop's add_to). Off the owned
 // box E^{s-1} is kept.
 template <typename T>
 YEE_HD inline void sweep_e_cell(const SweepArgs<T>& a, const T* const e[3], const T* const h[3],
@@ -218,7 +304,7 @@ YEE_HD inline void sweep_h_phase(const SweepArgs<T>& a, const SweepShared<T, TB>
     const long klo = clampl(t.k0 - g - 1, 0, a.owned.hi[2]), khi = clampl(t.k0 + kBlockK + g, 0, a.owned.hi[2]);
     const unsigned nc = unsigned(khi - klo), n = unsigned(jhi - jlo) * nc;
     const int x0 = int(jlo - (t.j0 - TB)) * R::kStride + int(R::kPad + (klo - t.k0));
-    for (unsigned y = unsigned(tid); y < n; y += kFusedThreads) {
+    for (unsigned y = unsigned(tid); y < n; y += kSweepThreads) {
       const unsigned rr = y / nc;
       const int x = x0 + int(rr) * R::kStride + int(y - rr * nc);
       h_cell(hp, x, R::kStride, a.c, v);
@@ -233,7 +319,7 @@ YEE_HD inline void sweep_h_phase(const SweepArgs<T>& a, const SweepShared<T, TB>
   if (k < a.owned.hi[2]) {
     const bool store = q >= t.i0;
     const long base = q * a.dst.sx + t.j0 * a.dst.sy + k;
-    for (int r = ty; r < rows; r += kFusedWarps) {
+    for (int r = ty; r < rows; r += kSweepWarps) {
       const int x = (TB + r) * R::kStride + R::kPad + tx;
       h_cell(hp, x, R::kStride, a.c, v);
       for (int w = 0; w < 3; ++w) hp.h[w][x] = v[w];
@@ -246,7 +332,7 @@ YEE_HD inline void sweep_h_phase(const SweepArgs<T>& a, const SweepShared<T, TB>
     }
   }
   const int ring_cols = int(t.k0 + kBlockK <= a.owned.hi[2] ? kBlockK + 1 : a.owned.hi[2] - t.k0 + 1);
-  for (int x = tid; x < ring_cols + rows; x += kFusedThreads) {
+  for (int x = tid; x < ring_cols + rows; x += kSweepThreads) {
     const int at = x < ring_cols ? (TB - 1) * R::kStride + R::kPad - 1 + x
                                  : (TB + x - ring_cols) * R::kStride + R::kPad - 1;
     h_cell(hp, at, R::kStride, a.c, v);
@@ -273,7 +359,7 @@ YEE_HD inline void sweep_e_phase(const SweepArgs<T>& a, const SweepShared<T, TB>
     const long jlo = clampl(t.j0 - g, 0, a.owned.hi[1] + 1), jhi = clampl(t.j0 + sh.rows + g, 0, a.owned.hi[1] + 1);
     const long klo = clampl(t.k0 - g, 0, a.owned.hi[2] + 1), khi = clampl(t.k0 + kBlockK + g, 0, a.owned.hi[2] + 1);
     const unsigned nc = unsigned(khi - klo), n = unsigned(jhi - jlo) * nc;
-    for (unsigned y = unsigned(tid); y < n; y += kFusedThreads) {
+    for (unsigned y = unsigned(tid); y < n; y += kSweepThreads) {
       const unsigned rr = y / nc, cc = y - rr * nc;
       const long j = jlo + rr, k = klo + cc;
       const int x = int(j - (t.j0 - TB)) * R::kStride + int(R::kPad + (k - t.k0));
@@ -288,7 +374,7 @@ YEE_HD inline void sweep_e_phase(const SweepArgs<T>& a, const SweepShared<T, TB>
   if (k >= a.owned.hi[2]) return;
   const int rows = int(t.j0 + sh.rows < a.owned.hi[1] ? sh.rows : a.owned.hi[1] - t.j0);
   const long base = q * a.dst.sx + t.j0 * a.dst.sy + k;
-  for (int r = ty; r < rows; r += kFusedWarps) {
+  for (int r = ty; r < rows; r += kSweepWarps) {
     const int x = (TB + r) * R::kStride + R::kPad + tx;
     sweep_e_cell(a, e, h, hp, s, q, t.j0 + r, k, x, R::kStride, v);
     const long o = base + r * a.dst.sy;
@@ -306,7 +392,7 @@ YEE_HD inline void sweep_probes(const SweepArgs<T>& a, const SweepShared<T, TB>&
                                 long p, int tid) {
   using R = SweepRow<T, TB>;
   const long q = p - s + 1;
-  for (int x = tid; x < a.nprobes; x += kFusedThreads) {
+  for (int x = tid; x < a.nprobes; x += kSweepThreads) {
     const SweepProbe& pr = a.probes[x];
     if (pr.i != q || pr.i < t.i0 || pr.i >= t.i1 || pr.j < t.j0 || pr.j >= t.j0 + sh.rows || pr.k < t.k0 ||
         pr.k >= t.k0 + kBlockK)

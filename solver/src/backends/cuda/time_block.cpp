@@ -30,7 +30,7 @@ constexpr int kSweepSteps = YEE_CUDA_SWEEP_STEPS;  // time steps per sweep
 static_assert(kSweepSteps >= 2 && kSweepSteps <= 8, "YEE_CUDA_SWEEP_STEPS: 2 .. 8");
 bool g_wavefront = false;
 
-// Registers: as the fused kernel's cap (fused_block.hpp), one block fewer per SM.
+// Registers: capped at 2 blocks of 256 threads per SM in f32, 1 in f64 (NOTES-cuda.md, "Registers").
 template <typename T>
 constexpr int sweep_min_blocks() {
   return sizeof(T) == 4 ? 2 : 1;
@@ -62,9 +62,9 @@ struct AsyncCopy {
 };
 
 // The phases of temporal_block.hpp with a barrier wherever one reads what other threads
-// wrote; tests/cuda_sweep_emulator.hpp runs the same schedule on the host.
+// wrote; tests/cuda_fused_emulator.hpp (run_sweep) runs the same schedule on the host.
 template <typename T, int TB>
-__global__ void __launch_bounds__(cuda::kFusedThreads, sweep_min_blocks<T>()) sweep_kernel(cuda::SweepArgs<T> a) {
+__global__ void __launch_bounds__(cuda::kSweepThreads, sweep_min_blocks<T>()) sweep_kernel(cuda::SweepArgs<T> a) {
   extern __shared__ __align__(16) unsigned char smem[];
   const cuda::SweepShared<T, TB> s{reinterpret_cast<T*>(smem), a.rows};
   const int tid = int(threadIdx.x);
@@ -101,7 +101,7 @@ long sweep_blocks_per_sm(long rows) {
     const std::size_t smem = cuda::sweep_smem_bytes<T, TB>(rows);
     CUDA_CHECK(cudaFuncSetAttribute(sweep_kernel<T, TB>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     int n = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, sweep_kernel<T, TB>, cuda::kFusedThreads, smem));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, sweep_kernel<T, TB>, cuda::kSweepThreads, smem));
     cached_rows = rows;
     cached = std::max(n, 1);
   }
@@ -152,7 +152,7 @@ void launch_sweep(Fields<T>& f, const PassPlan& plan, int t0, T c, const Box& ow
   a.stride = long(plan.sample_stride);
   a.t0 = t0;
   if (lp.blocks() > 0) {
-    sweep_kernel<T, TB><<<dim3(unsigned(lp.gx), unsigned(lp.gy), unsigned(lp.gz)), cuda::kFusedThreads,
+    sweep_kernel<T, TB><<<dim3(unsigned(lp.gx), unsigned(lp.gy), unsigned(lp.gz)), cuda::kSweepThreads,
                           cuda::sweep_smem_bytes<T, TB>(rows)>>>(a);
     CUDA_CHECK_LAUNCH("sweep_kernel");
   }
