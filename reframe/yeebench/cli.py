@@ -4,7 +4,9 @@ Each module named in SUBCOMMANDS exposes `register(subparsers)`, which adds its
 parser and sets `func` (called with the parsed namespace, returns an exit code).
 """
 import argparse
+import codecs
 import importlib
+import io
 import sys
 
 from yeebench import __version__
@@ -38,7 +40,30 @@ def build_parser():
     return parser
 
 
+def _unencodable(err):
+    """An encoding error handler for the output streams: a byte of a file name that was not UTF-8
+    (surrogateescape, U+DC80..U+DCFF) is written back as that byte, any other lone surrogate (from a
+    recorded file's JSON) as '?': printing a name or a row never ends a command with a traceback."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    out = bytearray()
+    for char in err.object[err.start:err.end]:
+        code = ord(char)
+        out += bytes([code - 0xDC00]) if 0xDC80 <= code <= 0xDCFF else b"?"
+    return bytes(out), err.end
+
+
+codecs.register_error("yeebench-output", _unencodable)
+
+
+def _tolerant_streams():
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="yeebench-output")
+
+
 def main(argv=None):
+    _tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

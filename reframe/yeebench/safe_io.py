@@ -44,7 +44,7 @@ def size_text(size):
     return f"{size} bytes"
 
 
-def _kind(mode):
+def file_kind(mode):
     """What a file that is not a regular file is, in words ('' for a regular file)."""
     for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
                        (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
@@ -80,7 +80,7 @@ def check_output(path):
         return
     except OSError as err:
         raise FileRefused(f"cannot write {path}: {err.strerror}") from None
-    kind = _kind(st.st_mode)
+    kind = file_kind(st.st_mode)
     if kind == "a directory":
         raise FileRefused(f"output {path} is a directory; give a file name")
     if kind:
@@ -201,7 +201,7 @@ def _refuse_input(what, path, why):
 
 
 def _check_input(what, path, st, limit):
-    kind = _kind(st.st_mode)
+    kind = file_kind(st.st_mode)
     if kind:
         _refuse_input(what, path, f"is {kind}, not a regular file")
     if _in_pseudo_fs(path, st):
@@ -275,7 +275,7 @@ def open_lock_file(path):
         if err.errno == errno.EISDIR:
             raise FileRefused(f"lock file {path} is a directory, not a regular file; remove it") from None
         raise
-    kind = _kind(os.fstat(fd).st_mode)
+    kind = file_kind(os.fstat(fd).st_mode)
     if kind:
         os.close(fd)
         raise FileRefused(f"lock file {path} is {kind}, not a regular file; remove it")

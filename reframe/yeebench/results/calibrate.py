@@ -38,13 +38,14 @@ def _display_names(run):
     """{unique name: display name} of the run's ReFrame report (empty when it has none readable)."""
     path = run.path / store.REPORT_FILE
     try:
-        report = json.loads(path.read_text())
-    except (OSError, ValueError):
+        report = store.read_json(path, "report")
+    except ResultsError:
         return {}
     names = {}
     for run_entry in report.get("runs", []) if isinstance(report, dict) else []:
         for case in run_entry.get("testcases", []) if isinstance(run_entry, dict) else []:
-            if isinstance(case, dict) and case.get("unique_name") and case.get("display_name"):
+            if isinstance(case, dict) and isinstance(case.get("unique_name"), str) \
+                    and isinstance(case.get("display_name"), str):
                 names[case["unique_name"]] = case["display_name"]
     return names
 
@@ -176,8 +177,8 @@ def _existing(path):
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as err:
+        data = store.read_json(path, "reference file")
+    except ResultsError as err:
         raise ResultsError(f"{path}: cannot read the reference file to update it: {err}") from None
     if not isinstance(data, dict) or not isinstance(data.get("partitions", {}), dict):
         raise ResultsError(f"{path} is not a reference file (an object with \"partitions\")")

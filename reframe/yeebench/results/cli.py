@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 from yeebench.results.errors import ResultsError
+from yeebench.usage import UsageError
 
 DEFAULT_RESULTS_DIR = "results"
 
@@ -48,11 +49,12 @@ def _alpha(text):
 
 
 def _guard(func):
-    """Turn a ResultsError or a file-system error into a one-line message and exit code 2."""
+    """Turn a ResultsError, a usage error (a file refused) or a file-system error into a one-line message
+    and exit code 2."""
     def run(args):
         try:
             return func(args)
-        except ResultsError as err:
+        except (ResultsError, UsageError) as err:
             message = str(err)
         except OSError as err:  # unwritable results dir, output path that is a directory, full disk
             message = f"{err.strerror or err}: {err.filename}" if err.filename else str(err)
@@ -66,8 +68,17 @@ def _print_plausibility(run_dir):
     from yeebench.results import store
     prov = store.read_json(Path(run_dir) / store.PROVENANCE_FILE, "provenance")
     for w in (prov.get("plausibility") or {}).get("warnings", []):
-        print(f"ingest: plausibility warning: {w['check']} {w['parameters']} {w['metric']}: {w['message']} "
-              f"[{w['rule']}]", file=sys.stderr)
+        fields = [_one_line(w[key]) for key in ("check", "parameters", "metric", "message", "rule")]
+        print("ingest: plausibility warning: {} {} {}: {} [{}]".format(*fields), file=sys.stderr)
+
+
+def _one_line(value):
+    """`value` as text on one line: a line break or other control character from a report (a check
+    named 'x\\ningest: ...') is shown escaped, so no line of the ReFrame log can be forged."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 @_guard
@@ -98,8 +109,10 @@ def _history_for(args, candidate):
     if args.no_history or not Path(args.results_dir).is_dir():
         return None
     history = open_history(args.results_dir)
+    for note in history.notes:
+        print(f"compare: note: {_one_line(note)}", file=sys.stderr)
     for problem in history.unreadable:
-        print(f"compare: note: left out of the history: {problem}", file=sys.stderr)
+        print(f"compare: note: left out of the history: {_one_line(problem)}", file=sys.stderr)
     return history
 
 
@@ -208,6 +221,10 @@ def cmd_plot(args):
 @_guard
 def cmd_report(args):
     from yeebench.results import report, sources
+    try:
+        args.output.encode("utf-8")
+    except UnicodeEncodeError:      # bytes of another encoding: the page links its side files by name
+        raise ResultsError(f"-o {args.output!r} is not a UTF-8 file name; the page names its files in UTF-8") from None
     runs = [sources.load_source(r) for r in args.run]
     baseline = sources.load_sources([args.baseline]) if args.baseline else None
     sources.check_comparable([(f"run {r.label}", r) for r in runs]

@@ -10,15 +10,16 @@ cache of another layout, or one that fails SQLite's quick check anywhere, is reb
 than DuckDB: it is in Python's standard library (no extra dependency) and is the
 format ReFrame's own results database uses.
 """
+import errno
 import fcntl
 import hashlib
 import os
 import sqlite3
-import tempfile
+import urllib.parse
 from collections import defaultdict
 from pathlib import Path
 
-from yeebench import metrics
+from yeebench import metrics, safe_io
 from yeebench import stats
 from yeebench.results import store
 from yeebench.results.compare import DEFAULT_THRESHOLD, group_rows, location, top_spread
@@ -40,6 +41,28 @@ CREATE INDEX figures_by_system ON figures(system, run);
 # The layout is the schema's own digest: any change to the tables rebuilds the caches written before it
 # (a hand-kept number was once set back to a value an older, different schema had used).
 CACHE_LAYOUT = hashlib.sha256(_TABLES.encode()).hexdigest()[:16]
+
+
+#: SQLite's files beside the cache: never followed, never written through a link.
+_SIDE_FILES = ("-journal", "-wal", "-shm")
+
+
+def _not_regular(path):
+    """'' for a regular file or none at all; what it is otherwise ('a symbolic link', 'a directory' ...)."""
+    try:
+        return safe_io.file_kind(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return ""
+
+
+def _whole(db):
+    """True for a cache that passes SQLite's quick check and is of this layout."""
+    try:
+        whole = db.execute("PRAGMA quick_check").fetchone()
+        row = db.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
+    except sqlite3.DatabaseError:
+        return False  # not a database, another layout, or damaged: never trusted
+    return whole == ("ok",) and bool(row) and row[0] == CACHE_LAYOUT
 
 
 SPREAD_QUANTILE = 0.9  # a run's repeats spread wider than 9 runs in 10 of the same figure: disturbed
@@ -81,16 +104,31 @@ class History:
     Opening takes an exclusive lock (flock on RESULTS_DIR/.history.sqlite.lock) while it validates,
     rebuilds and syncs the cache: concurrent commands wait for each other there and never see a
     half-built cache. Queries afterwards need no lock of ours (SQLite's own locks keep a reader and
-    another command's sync apart), so one process may hold several Histories of one tree."""
+    another command's sync apart), so one process may hold several Histories of one tree.
+
+    A tree that cannot be written (read-only, not ours) or whose lock file or cache is not a regular
+    file (a planted link is never followed) is read without writing to it: the cache, when it is whole,
+    is copied into memory and synced there; `notes` says why."""
 
     def __init__(self, results_dir):
         self.results_dir = Path(results_dir)
         self.path = self.results_dir / CACHE_NAME
         self.refreshed = 0
         self.unreadable = []
-        self.results_dir.mkdir(parents=True, exist_ok=True)
-        self._lock = open(f"{self.path}.lock", "a+")
+        self.notes = []
         self.db = None
+        if not self.results_dir.is_dir():
+            self.results_dir.mkdir(parents=True, exist_ok=True)
+        lock = self._take_lock()
+        if lock is None:
+            self.db = self._in_memory()
+            try:
+                self._sync()
+            except BaseException:
+                self.close()
+                raise
+            return
+        self._lock = lock
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX)
             try:
@@ -105,20 +143,67 @@ class History:
         except BaseException:
             self.close()
             raise
-        self._lock.close()      # releases the lock
+        self._release()
+
+    _lock = None
+
+    def _release(self):
+        if self._lock is not None:
+            os.close(self._lock)      # releases the lock
+            self._lock = None
+
+    def _take_lock(self):
+        """fd of the tree's lock file, or None (with a note) where the tree is to be read, not written."""
+        why = None
+        try:
+            fd = safe_io.open_lock_file(f"{self.path}.lock")
+        except safe_io.FileRefused as err:
+            why = f"{err}"
+        except OSError as err:
+            if err.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise
+            why = f"{self.results_dir} cannot be written ({err.strerror})"
+        else:
+            for name in (self.path, *(f"{self.path}{s}" for s in _SIDE_FILES)):
+                kind = _not_regular(name)
+                if kind:
+                    os.close(fd)
+                    why = f"{name} is {kind}, not a regular file (remove it)"
+                    break
+            else:
+                return fd
+        self.notes.append(f"{why}: the history cache is read into memory, not updated")
+        return None
+
+    def _in_memory(self):
+        """The cache copied into memory when it is a whole one of this layout, else an empty one."""
+        memory = sqlite3.connect(":memory:")
+        if not _not_regular(self.path) and self.path.exists():
+            try:
+                source = sqlite3.connect(f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro",
+                                         uri=True, timeout=60)
+                try:
+                    if _whole(source):
+                        source.backup(memory)
+                        memory.execute("PRAGMA foreign_keys = ON")
+                        return memory
+                finally:
+                    source.close()
+            except sqlite3.Error:
+                pass        # unreadable without writing (a hot journal, damage): built afresh
+        with memory:
+            memory.executescript(_TABLES)
+            memory.execute("INSERT INTO meta VALUES ('layout', ?)", (CACHE_LAYOUT,))
+        memory.execute("PRAGMA foreign_keys = ON")
+        return memory
 
     def _open(self):
         """A connection to the cache if it is whole and of this layout, else to a freshly built one."""
         if self.path.exists():
             db = sqlite3.connect(self.path, timeout=60)
-            try:
-                whole = db.execute("PRAGMA quick_check").fetchone()
-                row = db.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
-                if whole == ("ok",) and row and row[0] == CACHE_LAYOUT:
-                    db.execute("PRAGMA foreign_keys = ON")
-                    return db
-            except sqlite3.DatabaseError:
-                pass  # not a database, another layout, or damaged: never trusted
+            if _whole(db):
+                db.execute("PRAGMA foreign_keys = ON")
+                return db
             db.close()
         return self._rebuild()
 
@@ -126,26 +211,21 @@ class History:
         """Build an empty cache in a temporary file and rename it into place (the caller holds the
         exclusive lock): a killed build leaves only a temporary, never a half-built cache."""
         store.clean_stale_temporaries(self.results_dir)    # a build that was killed halfway
-        fd, tmp = tempfile.mkstemp(prefix=f"{CACHE_NAME}.pid{os.getpid()}.", suffix=store.TMP_SUFFIX,
-                                   dir=self.results_dir)
-        os.close(fd)
-        try:
+        # a locked temporary named by a random token: a concurrent cleaner sees it is alive
+        with safe_io.temporary_file(str(self.results_dir), CACHE_NAME) as (_, tmp):
             db = sqlite3.connect(tmp)
+            db.execute("PRAGMA journal_mode = OFF")    # a temporary: the rename is the commit
             with db:
                 db.executescript(_TABLES)
                 db.execute("INSERT INTO meta VALUES ('layout', ?)", (CACHE_LAYOUT,))
             db.close()
             # a journal left beside the old cache would be rolled back into the new one
-            for suffix in ("-journal", "-wal", "-shm"):
+            for suffix in _SIDE_FILES:
                 try:
                     os.unlink(f"{self.path}{suffix}")
                 except FileNotFoundError:
                     pass
             os.replace(tmp, self.path)
-        finally:
-            for leftover in (tmp, f"{tmp}-journal"):
-                if os.path.exists(leftover):
-                    os.unlink(leftover)
         db = sqlite3.connect(self.path, timeout=60)
         db.execute("PRAGMA foreign_keys = ON")
         return db
@@ -231,8 +311,7 @@ class History:
         if self.db is not None:
             self.db.close()
             self.db = None
-        if not self._lock.closed:
-            self._lock.close()   # releases the lock
+        self._release()
 
 
 def open_history(results_dir):

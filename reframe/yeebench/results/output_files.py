@@ -5,23 +5,28 @@ print objects with a "program" key. They may be whole files (*.json) or the
 job's stdout (rfm_job.out), possibly one object per line.
 """
 import json
+import os
 from pathlib import Path
 
+from yeebench import safe_io
+
 _MAX_BYTES = 4 * 1024 * 1024
+#: Files of one output folder looked at: a job keeps a handful; a folder the report names may hold anything.
+_MAX_FILES = 1000
 _KNOWN_PROGRAMS = ("affinity", "numa-bw", "halo")
 
 
 def _json_objects(path):
+    """The JSON objects of a job's output file; none for anything but a regular file of at most
+    _MAX_BYTES (a link to /proc/kmsg, a FIFO or a device is never opened for a blocking read)."""
     try:
-        if path.stat().st_size > _MAX_BYTES:
-            return []
-        text = path.read_text(errors="replace")
-    except OSError:
+        text = safe_io.read_bytes(path, "job output file", _MAX_BYTES).decode("utf-8", "replace")
+    except safe_io.FileRefused:
         return []
     try:
         whole = json.loads(text)
         return [whole] if isinstance(whole, dict) else []
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     found = []
     for line in text.splitlines():
@@ -29,11 +34,26 @@ def _json_objects(path):
         if line.startswith("{") and line.endswith("}"):
             try:
                 obj = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict):
                 found.append(obj)
     return found
+
+
+def _output_files(directory):
+    """The *.json and *.out entries of a folder, sorted, at most _MAX_FILES of them."""
+    names = []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.name.endswith((".json", ".out")):
+                    names.append(entry.name)
+                    if len(names) >= _MAX_FILES:
+                        break
+    except OSError:
+        return []
+    return [Path(directory) / name for name in sorted(names)]
 
 
 def program_outputs(case):
@@ -43,9 +63,7 @@ def program_outputs(case):
         directory = case.get(key)
         if not directory or not Path(directory).is_dir():
             continue
-        for path in sorted(Path(directory).glob("*")):
-            if not path.is_file() or not (path.suffix == ".json" or path.name.endswith(".out")):
-                continue
+        for path in _output_files(directory):
             for obj in _json_objects(path):
                 if obj.get("schema") == "yee-report":
                     program = "yee"

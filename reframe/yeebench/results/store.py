@@ -3,101 +3,53 @@
 A run is results/<system>/<run-id>/ holding rows.jsonl, provenance.json and the
 raw ReFrame report. It is built in a hidden temporary sibling directory and
 renamed into place, so a run directory either exists complete or not at all,
-and an existing run is never replaced.
+and an existing run is never replaced. Every file is written and read through
+yeebench.safe_io: an output replaces only a regular file, an input is a regular
+file of bounded size, and a temporary is told live or stale by its lock.
 """
 import json
+import math
 import os
-import re
-import shutil
-import tempfile
-import time
 from pathlib import Path
 
-from yeebench.processes import alive
+from yeebench import safe_io
+from yeebench.results import untrusted_json
 from yeebench.results.errors import ResultsError
 from yeebench.results.schema import validate_provenance, validate_row
 
 ROWS_FILE = "rows.jsonl"
 PROVENANCE_FILE = "provenance.json"
 REPORT_FILE = "report.json"
+#: The largest files read back: a run of the whole suite writes a few MiB of rows.
+ROWS_LIMIT = 64 * safe_io.MIB
+JSON_LIMIT = 64 * safe_io.MIB
 
-
-def _default_file_mode():
-    """0666 minus the umask: what open() would have given the file (mkstemp gives 0600)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def _output_path(path):
-    path = Path(path)
-    if path.is_dir():
-        raise ResultsError(f"output path {path} is a directory; give a file name")
-    return path
+TMP_SUFFIX = safe_io.TMP_SUFFIX
 
 
 def atomic_write_text(path, text):
     """Write text (UTF-8) to path via a temporary file in the same directory and a rename."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8", "replace"))
 
 
 def atomic_write_bytes(path, data):
-    """Write bytes to path via a temporary file in the same directory and a rename."""
-    path = _output_path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.pid{os.getpid()}.", suffix=TMP_SUFFIX, dir=path.parent)
+    """Write bytes to path via a temporary file in the same directory and a rename; ResultsError where
+    path exists and is not a regular file (a link, a device, a FIFO, a directory)."""
     try:
-        os.fchmod(fd, _default_file_mode())
-        with os.fdopen(fd, "wb") as fp:
-            fp.write(data)
-            fp.flush()
-            os.fsync(fp.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-TMP_SUFFIX = ".tmp"
-STALE_AFTER_S = 24 * 3600   # a temporary this old is stale even if its PID is alive again (reused)
-_OWNER = re.compile(r"^\..+\.pid(\d+)\.[^.]+\.tmp$")
+        safe_io.write_bytes(path, data)
+    except safe_io.FileRefused as err:
+        raise ResultsError(str(err)) from None
 
 
 def is_temporary(path):
     """A hidden '.<name>.*.tmp' entry: a run or file still being written, or left by a killed writer."""
-    name = Path(path).name
-    return name.startswith(".") and name.endswith(TMP_SUFFIX)
+    return safe_io.is_temporary(path)
 
 
 def clean_stale_temporaries(directory, now=None):
-    """Remove the temporaries an earlier, killed write left in directory: those whose owning process
-    is gone, and any older than STALE_AFTER_S. Returns the paths removed."""
-    now = time.time() if now is None else now
-    removed = []
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return removed
-    for entry in entries:
-        if not is_temporary(entry.name):
-            continue
-        match = _OWNER.match(entry.name)
-        try:
-            age = now - entry.stat(follow_symlinks=False).st_mtime
-        except FileNotFoundError:
-            continue
-        owner_gone = match is not None and not alive(int(match.group(1)))
-        if owner_gone or age > STALE_AFTER_S:
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
-            else:
-                try:
-                    os.unlink(entry.path)
-                except FileNotFoundError:
-                    pass
-            removed.append(Path(entry.path))
-    return removed
+    """Remove the temporaries killed writers left in directory (safe_io.clean_stale_temporaries: by
+    their locks, never by a PID). Returns the paths removed."""
+    return [Path(p) for p in safe_io.clean_stale_temporaries(directory, now)]
 
 
 def rows_to_jsonl(rows):
@@ -114,57 +66,75 @@ def write_run(run_dir, rows, provenance, report_text):
         raise ResultsError(f"run directory {run_dir} already exists; refusing to overwrite a recorded run")
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_temporaries(run_dir.parent)
-    tmp_dir = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.pid{os.getpid()}.", suffix=TMP_SUFFIX,
-                                    dir=run_dir.parent))
-    try:
+    with safe_io.temporary_dir(str(run_dir.parent), run_dir.name) as tmp_dir:
         for name, text in ((ROWS_FILE, rows_to_jsonl(rows)),
                            (PROVENANCE_FILE, json.dumps(provenance, indent=2, sort_keys=True) + "\n"),
                            (REPORT_FILE, report_text)):
-            with open(tmp_dir / name, "w") as fp:
-                fp.write(text)
-                fp.flush()
-                os.fsync(fp.fileno())
-        os.chmod(tmp_dir, 0o777 & ~(_default_file_mode() ^ 0o666))
+            _write_new(os.path.join(tmp_dir, name), text.encode("utf-8", "replace"))
+        safe_io.release_owner(tmp_dir)
         try:
             # rename(2) onto an existing non-empty directory fails: no overwrite even in a race
             os.rename(tmp_dir, run_dir)
         except OSError as err:
             raise ResultsError(f"cannot create run directory {run_dir}: {err.strerror}") from None
-    finally:
-        if tmp_dir.exists():
-            shutil.rmtree(tmp_dir, ignore_errors=True)
     return run_dir
 
 
-def read_rows(path):
-    """Rows of a rows.jsonl file, each validated; a bad line names file and line."""
-    path = Path(path)
-    rows = []
+def _write_new(path, data):
+    """A new file in our own temporary directory (exclusive: nothing there may be followed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
-        with open(path) as fp:
-            for lineno, line in enumerate(fp, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise ResultsError(f"{path}:{lineno}: not valid JSON ({err.msg}); file corrupt or truncated") from None
-                validate_row(row, f"{path}:{lineno}")
-                rows.append(row)
-    except OSError as err:
-        raise ResultsError(f"cannot read {path}: {err.strerror}") from None
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_text(path, what, limit):
+    try:
+        return safe_io.read_text(path, what, limit)
+    except safe_io.FileRefused as err:
+        raise ResultsError(str(err)) from None
+
+
+def read_rows(path):
+    """Rows of a rows.jsonl file (a regular file of at most ROWS_LIMIT bytes), each validated and with
+    a finite value; a bad line names file and line."""
+    path = Path(path)
+    text = _read_text(path, "rows file", ROWS_LIMIT)
+    rows = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ResultsError(f"{where}: not valid JSON ({err.msg}); file corrupt or truncated") from None
+        except (ValueError, RecursionError):     # 5000 digits, or nesting past the parser
+            raise ResultsError(f"{where}: not a row (a number too long or nesting too deep); file corrupt") from None
+        validate_row(row, where)
+        _check_value(row, where)
+        rows.append(row)
     return rows
 
 
-def read_json(path, what):
-    path = Path(path)
+def _check_value(row, where):
+    value = row["value"]
     try:
-        with open(path) as fp:
-            return json.load(fp)
-    except OSError as err:
-        raise ResultsError(f"cannot read {what} {path}: {err.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ResultsError(f"{what} {path} is not valid JSON ({getattr(err, 'msg', err)}); corrupt or truncated?") from None
+        finite = math.isfinite(value)
+    except OverflowError:                        # an integer beyond a float
+        finite = False
+    if not finite:
+        raise ResultsError(f"{where}: {row['metric']} = {str(value)[:40]} is not a finite number; file corrupt")
+
+
+def read_json(path, what, limit=JSON_LIMIT):
+    """The JSON document of a regular file of at most `limit` bytes; ResultsError naming `what`."""
+    path = Path(path)
+    return untrusted_json.loads(_read_text(path, what, limit), f"{what} {path}", scrub_surrogates=False)
 
 
 def is_run_dir(path):

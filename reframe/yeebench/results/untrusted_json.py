@@ -13,8 +13,9 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def loads(text, what):
-    """The document of `text`; ResultsError naming `what` for anything json cannot turn into one."""
+def loads(text, what, scrub_surrogates=True):
+    """The document of `text`; ResultsError naming `what` for anything json cannot turn into one. With
+    `scrub_surrogates` False a lone surrogate stays (for readers that refuse it themselves)."""
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
@@ -24,7 +25,7 @@ def loads(text, what):
         raise ResultsError(f"{what} nests JSON too deeply to be read") from None
     except ValueError as err:   # int('9' * 5000): Python's limit on the digits of an integer
         raise ResultsError(f"{what} holds a number too long to read ({str(err).split(':')[0]})") from None
-    return scrub(doc, text, what)
+    return scrub(doc, text, what) if scrub_surrogates else doc
 
 
 def scrub(doc, text, what="JSON"):

@@ -94,3 +94,24 @@ def test_a_lone_surrogate_in_a_name_is_replaced_in_what_is_recorded(tmp_path, ca
     assert ingest.returncode == 0, ingest.stderr
     rows = (Path(ingest.stdout.strip().splitlines()[-1]) / "rows.jsonl").read_text()
     assert json.loads(rows.splitlines()[0])["system"] == "site\ufffd"
+
+
+def test_a_line_break_in_a_check_name_cannot_forge_a_plausibility_line(tmp_path, capsys):
+    from yeebench.results import cli, store
+    forged = "Real\ningest: plausibility warning: Forged {} x: all is well [none]"
+    prov = {"plausibility": {"warnings": [
+        {"check": forged, "parameters": {"p": "a\rb"}, "metric": "bw\u2028", "message": "too fast\n", "rule": "peak"}]}}
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / store.PROVENANCE_FILE).write_text(json.dumps(prov))
+    cli._print_plausibility(run)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ingest: plausibility warning: Real\\ningest:"), lines
+
+
+def test_a_lone_surrogate_in_a_recorded_row_is_printed_not_raised(tmp_path):
+    from results_testutil import run_cli, synthetic_run
+    run = synthetic_run(tmp_path, "r1", {"time_s": [1.0, 1.1]}, params={"label": f"x{LONE}y"})
+    proc = run_cli("results", "compare", "--baseline", run, "--candidate", run, "--no-history")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "label=x?y" in proc.stdout, proc.stdout

@@ -1,13 +1,14 @@
 """ingest: recorded ReFrame 4.10.4 reports -> rows + provenance; every bad-input path."""
+import fcntl
 import json
 import os
 import shutil
-import subprocess
 import time
 
 import pytest
 
 from results_testutil import REPORT_A, REPORT_B, ingested, run_cli
+from yeebench import safe_io
 from yeebench.results import store
 from yeebench.results.errors import ResultsError
 from yeebench.results.ingest import ingest
@@ -232,9 +233,13 @@ def test_skipped_only_report_says_skipped_not_failed(tmp_path):
     assert proc.returncode == 2 and f"{n} cases: 0 passed, {n} skipped, 0 failed" in proc.stderr, proc.stderr
 
 
-def _leftover(system_dir, name, pid, age_s=0):
-    tmp = system_dir / f".{name}.pid{pid}.abc123.tmp"
+def _leftover(system_dir, name, age_s=0, owner=True):
+    """A run's temporary directory as an ingest leaves it: with its owner file (whose lock the writer
+    held while alive) unless `owner` is False (a writer killed before it locked, or an older yeebench)."""
+    tmp = system_dir / f".{name}.abc123.tmp"
     tmp.mkdir(parents=True)
+    if owner:
+        (tmp / safe_io.OWNER_FILE).write_text("")
     (tmp / "rows.jsonl").write_text('{"schema": "yeebench-row", "trunc')   # a write cut short by SIGKILL
     if age_s:
         old = time.time() - age_s
@@ -244,18 +249,23 @@ def _leftover(system_dir, name, pid, age_s=0):
 
 def test_ingest_removes_temporaries_of_killed_ingests_and_never_reads_them(tmp_path):
     system_dir = tmp_path / "results" / "generic"
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    killed = _leftover(system_dir, "20260101T000000Z-aaaa", dead.pid)
-    ancient = _leftover(system_dir, "20260101T000000Z-bbbb", os.getpid(), age_s=3 * 24 * 3600)
-    in_progress = _leftover(system_dir, "20260101T000000Z-cccc", os.getpid())  # a live ingest's: kept
-    proc = run_cli("results", "compare", "--baseline", killed, "--candidate", killed)
-    assert proc.returncode == 2 and "temporary directory of an unfinished ingest" in proc.stderr
-    run = ingested(tmp_path)
-    assert run.parent == system_dir
-    assert not killed.exists() and not ancient.exists() and in_progress.exists()
-    proc = run_cli("results", "compare", "--baseline", system_dir, "--candidate", run)
-    assert proc.returncode == 0, proc.stderr   # the folder's only run: the leftover is not read
+    killed = _leftover(system_dir, "20260101T000000Z-aaaa")                     # its lock is free
+    ancient = _leftover(system_dir, "20260101T000000Z-bbbb", age_s=3 * 24 * 3600, owner=False)
+    unowned = _leftover(system_dir, "20260101T000000Z-dddd", owner=False)        # young: kept a while
+    in_progress = _leftover(system_dir, "20260101T000000Z-cccc")   # a live ingest's (any PID namespace)
+    writer = os.open(in_progress / safe_io.OWNER_FILE, os.O_RDWR)
+    fcntl.flock(writer, fcntl.LOCK_EX)
+    try:
+        proc = run_cli("results", "compare", "--baseline", killed, "--candidate", killed)
+        assert proc.returncode == 2 and "temporary directory of an unfinished ingest" in proc.stderr
+        run = ingested(tmp_path)
+        assert run.parent == system_dir
+        assert not killed.exists() and not ancient.exists()
+        assert in_progress.exists() and unowned.exists()
+        proc = run_cli("results", "compare", "--baseline", system_dir, "--candidate", run)
+        assert proc.returncode == 0, proc.stderr   # the folder's only run: the leftovers are not read
+    finally:
+        os.close(writer)
 
 
 def test_variables_made_parameters_with_reframe_P_stay_apart():

@@ -110,3 +110,41 @@ def test_bad_database_is_one_line_and_writes_nothing(tmp_path, kind):
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert message in proc.stderr and not results.exists()
     assert (db.read_bytes() if db.exists() else None) == before   # opened read-only
+
+
+def _db_with_blobs(tmp_path, blobs):
+    """A database of ReFrame's layout whose sessions hold the given json_blob values (a column without
+    ReFrame's TEXT type, so that a number stays a number, as in a database another program wrote)."""
+    db = tmp_path / "sessions.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE metadata (schema_version TEXT)")
+    conn.execute("INSERT INTO metadata VALUES ('1.0')")
+    conn.execute("CREATE TABLE sessions (uuid TEXT, session_start_unix REAL, session_end_unix REAL, "
+                 "json_blob, report_file TEXT)")
+    for i, (uuid, blob) in enumerate(blobs):
+        conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, NULL)", (uuid, i, i + 1, blob))
+    conn.commit()
+    conn.close()
+    return db
+
+
+@pytest.mark.parametrize("blob, says", [
+    (None, "json_blob) is null"),
+    (42, "json_blob) is integer"),
+    (4.5, "json_blob) is real"),
+    (b"{\"session_info\": \xff\xfe}", "not UTF-8 text"),
+    ("{\"session_info\": 1e", "not valid JSON"),
+    ("[" * 100000 + "]" * 100000, "too deeply"),
+    ("{\"a\": " + "9" * 5000 + "}", "number too long"),
+], ids=["null", "integer", "real", "not-utf8", "truncated", "deep", "long-number"])
+def test_a_damaged_session_is_one_line_naming_it(tmp_path, blob, says):
+    db = _db_with_blobs(tmp_path, [("sess-1", blob)])
+    if isinstance(blob, bytes):      # stored as TEXT that is not UTF-8, as a damaged file holds it
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE sessions SET json_blob = CAST(? AS TEXT)", (blob,))
+        conn.commit()
+        conn.close()
+    proc = run_cli("results", "ingest", "--reframe-db", db, "--results-dir", tmp_path / "results")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and says in proc.stderr and "sess-1" in proc.stderr, proc.stderr
+    assert not (tmp_path / "results").exists()
