@@ -8,7 +8,7 @@ import socket
 import sys
 
 from yeebench.acceptance import availability, report, waivers
-from yeebench import kernel_settings, package_data
+from yeebench import kernel_settings, package_data, safe_io
 from yeebench import node_topology as topology
 from yeebench.acceptance.fileio import write_atomic
 from yeebench.usage import UsageError
@@ -93,6 +93,7 @@ def cmd_topology(args):
         if not args.output and os.path.exists(args.dir) and not os.path.isdir(args.dir):
             raise UsageError(f"--dir {args.dir} is not a directory")
         path = args.output or os.path.join(args.dir, name)
+        safe_io.check_output(path)
         doc = topology.to_expected(observed, system, args.partition)
         header = (f"# Expected topology of {system}{':' + args.partition if args.partition else ''}, "
                   f"recorded on {observed['host']} ({dt.date.today()}) by "
@@ -138,6 +139,8 @@ def cmd_settings(args):
 # -- report -------------------------------------------------------------------------------
 def cmd_report(args):
     from yeebench.results.errors import ResultsError
+    if args.output and args.output != "-":
+        safe_io.check_output(args.output)      # refused before any work, not after it
     try:
         summary = report.collect(args.reports)
         report.add_case(summary, report.availability_case(args.availability))

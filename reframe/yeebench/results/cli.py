@@ -3,6 +3,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from yeebench import safe_io
 from yeebench.results.errors import ResultsError
 from yeebench.usage import UsageError
 
@@ -119,6 +120,8 @@ def _history_for(args, candidate):
 @_guard
 def cmd_compare(args):
     from yeebench.results import compare, formats, sources
+    if args.output:
+        safe_io.check_output(args.output)      # refused before any work, not after it
     candidate = sources.load_sources(args.candidate)
     from_history = args.baseline == ["history"] and not Path("history").exists()
     baseline = None if from_history else sources.load_sources(args.baseline)
@@ -225,6 +228,7 @@ def cmd_report(args):
         args.output.encode("utf-8")
     except UnicodeEncodeError:      # bytes of another encoding: the page links its side files by name
         raise ResultsError(f"-o {args.output!r} is not a UTF-8 file name; the page names its files in UTF-8") from None
+    safe_io.check_output(args.output)
     runs = [sources.load_source(r) for r in args.run]
     baseline = sources.load_sources([args.baseline]) if args.baseline else None
     sources.check_comparable([(f"run {r.label}", r) for r in runs]

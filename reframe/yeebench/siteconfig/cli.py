@@ -1,12 +1,15 @@
 """`yeebench config from-slurm`: a ReFrame system file for the Slurm cluster this runs on."""
 import sys
 
+from yeebench import safe_io
 from yeebench.usage import UsageError
 
 from . import slurm
 
 
 def cmd_from_slurm(args):
+    if args.output not in (None, '-'):
+        safe_io.check_output(args.output)      # refused before Slurm is asked anything
     try:
         text = slurm.collect(args.partition)
     except slurm.SlurmError as err:
