@@ -144,6 +144,11 @@ int main(int argc, char** argv) {
   int rc = 0;
   try {
     res = opt.precision == "f64" ? yee::run_solver<double>(opt, cart) : yee::run_solver<float>(opt, cart);
+  } catch (const yee::UsageError& e) {  // input the device cannot run, agreed on all ranks before any step
+    if (rank == 0) usage_error(e.what());
+    MPI_Comm_free(&cart);
+    MPI_Finalize();
+    return 2;
   } catch (const std::exception& e) {  // agreed on all ranks inside run_solver
     if (rank == 0) std::fprintf(stderr, "yee: error: %s\n", e.what());
     MPI_Comm_free(&cart);

@@ -125,21 +125,26 @@ void allocate_fields(const Options& opt, MPI_Comm cart, int rank, Fields<T>& f, 
   MPI_Comm_rank(node, &local_rank);
   MPI_Comm_size(node, &local_size);
   MPI_Comm_free(&node);
-  int ok = 1;
+  int ok = 1, usage = 0;
   std::string why = "cannot allocate the field arrays on at least one rank";
   try {
     res.device = kernels::select_device(local_rank, local_size, opt.gpu_per_rank);
     kernels::allocate(f);
   } catch (const std::bad_alloc&) {
     ok = 0;
+  } catch (const UsageError& e) {  // what the device cannot run (a tile, a grid too large): bad input
+    ok = 0;
+    usage = 1;
+    why = e.what();
   } catch (const std::runtime_error& e) {
     ok = 0;
     why = e.what();
   }
-  int all_ok = ok;
-  MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, cart);
-  if (!all_ok) {
+  int agreed[2] = {-ok, usage};  // max: any rank failed, any rank's input was refused
+  MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MAX, cart);
+  if (agreed[0] == 0) {
     kernels::release(f);
+    if (agreed[1]) throw UsageError(usage ? why : "the device of another rank cannot run this input");
     throw std::runtime_error(ok ? "device setup or allocation failed on another rank" : why);
   }
   res.field_bytes = 6.0 * double(f.count) * sizeof(T);
