@@ -41,7 +41,8 @@ image_id=$(docker image inspect -f '{{.Id}}' "$image") || fail "no Docker image 
 if [ -f "$sif" ] && [ "$(cat "$sif.image-id" 2> /dev/null)" = "$image_id" ]; then
     log "$sif was built from this image ($image_id): using it"
 else
-    rm -f "$sif" "$sif.image-id" "$sif.tmp"
+    # The new image replaces the old one by a rename: a stage running the old one keeps reading it.
+    rm -f "$sif.image-id" "$sif.tmp"
     log "apptainer build $sif $def (log: $out/apptainer-build.log)"
     # --disable-cache: each build's layers differ, and the user's cache (~/.apptainer/cache) would keep
     # every one of them (about 210 MB a build).

@@ -25,9 +25,11 @@ mkdir -p "$out"
 
 # Wheelhouse: the yeebench wheel (with the solver and probe sources, references and topology files it ships;
 # reframe/setup.py builds outside the work tree) and the exact versions of reframe/constraints.txt.
+# SOURCE_DATE_EPOCH: the same sources give the same wheel bytes, so an unchanged checkout is a layer-cache
+# hit (and keeps the image id, from which the SIF is derived); without it each wheel carries its build time.
 wheels=$out/wheels
 rm -rf "$wheels" && mkdir -p "$wheels"
-"$py" -m pip wheel --quiet --disable-pip-version-check -c reframe/constraints.txt -w "$wheels" ./reframe \
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-315532800} "$py" -m pip wheel --quiet --disable-pip-version-check -c reframe/constraints.txt -w "$wheels" ./reframe \
     > "$out/pip-wheel.log" 2>&1 \
     || { echo "build-image: pip wheel failed, see $out/pip-wheel.log" >&2; tail -5 "$out/pip-wheel.log" >&2; exit 1; }
 

@@ -19,7 +19,7 @@ DEB_TEST += squashfs-tools squashfuse fuse2fs fuse-overlayfs fuse3 uidmap libsec
 TEST_TARGETS += test-containers test-containers-default-caps test-containers-vcluster
 TEST_BACKGROUND += containers-images test-containers-default-caps test-containers test-containers-vcluster
 TEST_AFTER += test-containers-default-caps:containers-images test-containers:containers-images \
-              test-containers-vcluster:containers-images
+              test-containers-vcluster:test-containers
 TEST_HOLDS += docker:containers-images,test-containers-default-caps,test-containers vcluster:test-containers-vcluster
 PYTEST_PATHS += spack/tests containers/tests
 
