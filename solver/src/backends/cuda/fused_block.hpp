@@ -33,15 +33,16 @@ namespace cuda {
 constexpr int kFusedMaxRows = 32;                       // one warp per tile row, 1024 threads
 constexpr int kFusedMaxThreads = kBlockK * kFusedMaxRows;
 constexpr int kFusedMaxDepth = 3;
-constexpr int kFusedDefaultDepth = 2;  // planes of copies in flight (YEE_CUDA_FUSED_DEPTH)
+constexpr int kFusedDefaultDepth = 2;  // planes of copies in flight (YEE_CUDA_FUSED_DEPTH); NOTES-cuda.md
 
-// Default tile rows (J) per precision; --tile overrides (1 .. kFusedMaxRows). Chosen for
-// 32 warps per SM on an H200 at the default depth: f32 16 rows, 2 blocks of 512 threads
-// (74 KB of shared memory each); f64 8 rows, 3 blocks of 256 (72 KB). NOTES-cuda.md,
-// "Fused kernel, pipelined".
+// Default tile rows (J) per precision; --tile overrides (1 .. kFusedMaxRows); halved where
+// a block does not fit the device's shared memory. Measured on an H200 at 512^3, depth 2
+// (NOTES-cuda.md, "Fused kernel, pipelined"): f32 32 rows 60.8 Gcells/s (one block of 1024
+// threads per SM, 141 KB of shared memory), 16 rows 51.8 (two blocks of 512), 8 rows 47.1;
+// f64 8 rows 29.0 (three blocks of 256, 72 KB each), 12 rows 29.1, 4 rows 28.1.
 template <typename T>
 constexpr long fused_default_rows() {
-  return sizeof(T) == 4 ? 16 : 8;
+  return sizeof(T) == 4 ? 32 : 8;
 }
 
 // Shared-memory row: the interior k0..k0+31 starts 16 bytes in (16-byte copies land
