@@ -256,6 +256,10 @@ def main():
     runner = Runner(args.logs, args.make, plan, args.keep_going)
     done = threading.Event()
     threading.Thread(target=runner.heartbeat, args=(done,), daemon=True).start()
+
+    def interrupted(signum, frame):     # SIGTERM as Ctrl-C: the running stages get it too, by process group
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupted)
     runner.say(f"stages: phase 1, {args.jobs} at a time: {' '.join(plan.shared) or '-'}; "
                f"phase 2, one at a time: {' '.join(plan.measured) or '-'}")
     try:
@@ -268,6 +272,13 @@ def main():
     except KeyboardInterrupt:
         runner.failed = runner.failed or "interrupted"
         runner.stop_others("interrupted")
+        with runner.lock:
+            procs = [p for p, _ in runner.running.values() if p is not None]
+        for proc in procs:      # their traps tear down daemons and clusters: wait for them
+            try:
+                proc.wait(TERM_GRACE_S)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
     done.set()
     total = time.monotonic() - runner.start + sum(t for _, t, _ in before)
     ran = {s for s, _, _ in runner.times}

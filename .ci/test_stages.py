@@ -2,6 +2,7 @@
 import importlib.util
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 STAGES = Path(__file__).resolve().parent / "stages.py"
@@ -143,3 +144,18 @@ def test_keep_going_runs_every_stage_whose_prerequisites_passed(tmp_path):
     assert order(tmp_path) == ["ok-b", "ok-m"]
     assert "make test: FAILED in fail-a fail-n" in out.stdout
     assert "not run" in table(out).split("ok-c")[1].splitlines()[0]
+
+
+def test_sigterm_reaches_the_running_stages(tmp_path):
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    proc = subprocess.Popen([sys.executable, str(STAGES), "--logs", str(tmp_path / "logs"), "--shared", "hang-a",
+                             "--measured", "ok-m"], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    for _ in range(600):
+        if (tmp_path / "order").exists():
+            break
+        time.sleep(0.1)
+    proc.terminate()
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert order(tmp_path) == ["hang-a", "hang-a got TERM"]
+    assert "FAILED in interrupted" in out
