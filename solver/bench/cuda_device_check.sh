@@ -83,10 +83,10 @@ if [ $HAVE_GPU -eq 1 ]; then
   LARGEST=${SIZES##*,}
   t0=$(date +%s)
   "${BENCH[@]}" --sizes "$LARGEST" --precisions f32 --repeats 1 --out "$OUT/variants-f32.json" \
-    --kernels "${VARIANTS_F32:-fused:tile=8,fused:tile=24,fused:tile=32,wavefront:tile=8,wavefront:tile=24,wavefront:tile=32}" 2>>"$SUMMARY"
+    --kernels "${VARIANTS_F32:-fused:tile=16,fused:tile=24,fused:depth=1,fused:depth=3,wavefront:tile=8,wavefront:tile=24,wavefront:tile=32}" 2>>"$SUMMARY"
   say "f32 tile variants at ${LARGEST}^3: exit $?"
   "${BENCH[@]}" --sizes "$LARGEST" --precisions f64 --repeats 1 --out "$OUT/variants-f64.json" \
-    --kernels "${VARIANTS_F64:-fused:tile=16,fused:tile=24,wavefront:tile=8}" 2>>"$SUMMARY"
+    --kernels "${VARIANTS_F64:-fused:tile=12,fused:tile=16,fused:depth=1,fused:depth=3,wavefront:tile=8}" 2>>"$SUMMARY"
   say "f64 tile variants at ${LARGEST}^3: exit $? ($(($(date +%s) - t0)) s)"
 fi
 

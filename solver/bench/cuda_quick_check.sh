@@ -114,7 +114,7 @@ say "benchmark: exit $? ($(elapsed) s)"
 cat "$OUT/bench.log" >>"$SUMMARY"
 for prec in f32 f64; do
   [ "$(elapsed)" -lt "$BUDGET" ] || { say "variants $prec: skipped (time)"; continue; }
-  if [ "$prec" = f32 ]; then v=fused:depth=1,fused:depth=3,fused:tile=8,fused:tile=32; else
+  if [ "$prec" = f32 ]; then v=fused:depth=1,fused:depth=3,fused:tile=16,fused:tile=24; else
     v=fused:depth=1,fused:depth=3,fused:tile=4,fused:tile=12; fi
   gpu timeout 90 "${BENCH[@]}" --sizes 512 --precisions "$prec" --kernels "fused,$v" \
     --out "$OUT/variants-$prec.json" 2>>"$OUT/bench.log"
