@@ -333,4 +333,4 @@ def register(subparsers):
     p.set_defaults(func=cmd_report)
 
     from yeebench.results import export_cli   # export, calibrate
-    export_cli.register(sub, DEFAULT_RESULTS_DIR, _positive_int, _positive_float, parse_threshold)
+    export_cli.register(sub, DEFAULT_RESULTS_DIR, _positive_int, _positive_float, parse_threshold, _guard)

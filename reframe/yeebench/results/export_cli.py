@@ -7,11 +7,6 @@ import sys
 EXIT_PUSH_FAILED = 3
 
 
-def _guarded(func):
-    from yeebench.results.cli import _guard
-    return _guard(func)
-
-
 def cmd_export(args):
     from yeebench.results import export_figures, export_formats, export_push, export_readback
     from yeebench.results.store import atomic_write_text
@@ -84,7 +79,7 @@ def cmd_calibrate(args):
     return 0
 
 
-def register(sub, default_results_dir, positive_int, positive_float, threshold):
+def register(sub, default_results_dir, positive_int, positive_float, threshold, guarded):
     from yeebench.results.export_formats import FORMATS
     p = sub.add_parser(
         "export", help="a run's figures as OpenMetrics, Influx line protocol or JSON lines; push them to a TSDB",
@@ -108,7 +103,7 @@ def register(sub, default_results_dir, positive_int, positive_float, threshold):
     p.add_argument("--max-labels", type=positive_int, default=30,
                    help="refuse a figure with more labels than the database keeps (default: %(default)s, "
                         "VictoriaMetrics' default)")
-    p.set_defaults(func=_guarded(cmd_export))
+    p.set_defaults(func=guarded(cmd_export))
 
     p = sub.add_parser(
         "calibrate", help="ReFrame references of a system from its recorded runs",
@@ -132,4 +127,4 @@ def register(sub, default_results_dir, positive_int, positive_float, threshold):
                    help="use the newest N runs (default: %(default)s)")
     p.add_argument("--partial", action="store_true",
                    help="calibrate the figures with enough runs and list the others instead of refusing")
-    p.set_defaults(func=_guarded(cmd_calibrate))
+    p.set_defaults(func=guarded(cmd_calibrate))
