@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/async_copy.hpp"
 #include "backends/cuda/backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/fused_block.hpp"
@@ -124,35 +125,6 @@ __global__ void __launch_bounds__(kBlockK* kBlockJ, kMinBlocks) e_kernel(DevFiel
   cuda::e_thread<T>(f, b, span, c, thread_ids());
 }
 
-// cp.async (sm_80 and newer): global -> shared copies that complete in the background;
-// the fused kernel's Mover (fused_block.hpp). Host stubs only complete the overload set.
-struct AsyncCopy {
-  template <int Bytes>
-  __host__ __device__ void copy(void* dst, const void* src) const {
-#ifdef __CUDA_ARCH__
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    if constexpr (Bytes == 16)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(Bytes) : "memory");
-#else
-    (void)dst, (void)src;
-#endif
-  }
-  __host__ __device__ void commit() const {
-#ifdef __CUDA_ARCH__
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-  }
-  // Until at most N of this thread's committed groups are pending.
-  template <int N>
-  __host__ __device__ void wait() const {
-#ifdef __CUDA_ARCH__
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-  }
-};
-
 // One sweep of H^{n+1/2} and E^{n+1} (src -> dst), copies D planes ahead: the block program
 // of fused_block.hpp with one barrier per plane. tests/cuda_fused_emulator.hpp (run_fused)
 // repeats this schedule on the host. Any tile of 1 .. 32 rows (32 threads per row): the
@@ -163,7 +135,7 @@ __global__ void __launch_bounds__(cuda::kFusedMaxThreads, 1) fused_kernel(cuda::
   extern __shared__ __align__(16) unsigned char smem[];
   const cuda::FusedShared<T> s = cuda::fused_shared<T>(reinterpret_cast<T*>(smem), int(a.rows), D);
   const int tid = int(threadIdx.x), nthreads = int(blockDim.x);
-  AsyncCopy mv;
+  cuda::AsyncCopy mv;
   for (long tj = blockIdx.y; tj < a.tiles_j; tj += gridDim.y) {
     const cuda::FusedTile t = cuda::fused_tile(a, long(blockIdx.x), tj, long(blockIdx.z));
     const cuda::FusedGeom<T> geom = cuda::fused_geom(a, t);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "backends/cuda/async_copy.hpp"
 #include "backends/cuda/backend.hpp"
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/temporal_block.hpp"
@@ -36,31 +37,6 @@ constexpr int sweep_min_blocks() {
   return sizeof(T) == 4 ? 2 : 1;
 }
 
-struct AsyncCopy {
-  template <int Bytes>
-  __host__ __device__ void copy(void* dst, const void* src) const {
-#ifdef __CUDA_ARCH__
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    if constexpr (Bytes == 16)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(Bytes) : "memory");
-#else
-    (void)dst, (void)src;
-#endif
-  }
-  __host__ __device__ void commit() const {
-#ifdef __CUDA_ARCH__
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-  }
-  __host__ __device__ void wait_all() const {
-#ifdef __CUDA_ARCH__
-    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-#endif
-  }
-};
-
 // The phases of temporal_block.hpp with a barrier wherever one reads what other threads
 // wrote; tests/cuda_fused_emulator.hpp (run_sweep) runs the same schedule on the host.
 template <typename T, int TB>
@@ -68,7 +44,7 @@ __global__ void __launch_bounds__(cuda::kSweepThreads, sweep_min_blocks<T>()) sw
   extern __shared__ __align__(16) unsigned char smem[];
   const cuda::SweepShared<T, TB> s{reinterpret_cast<T*>(smem), a.rows};
   const int tid = int(threadIdx.x);
-  AsyncCopy mv;
+  cuda::AsyncCopy mv;
   for (long tj = blockIdx.y; tj < a.tiles_j; tj += gridDim.y) {
     const cuda::FusedTile t = cuda::sweep_tile(a, long(blockIdx.x), tj, long(blockIdx.z));
     __syncthreads();
