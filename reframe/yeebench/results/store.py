@@ -118,6 +118,8 @@ def read_rows(path):
             raise ResultsError(f"{where}: not a row (a number too long or nesting too deep); file corrupt") from None
         validate_row(row, where)
         _check_value(row, where)
+        if untrusted_json.has_lone_surrogate(row, line):    # no file, terminal or database takes it
+            raise ResultsError(f"{where}: holds text that is not valid Unicode (a lone surrogate); file corrupt")
         rows.append(row)
     return rows
 

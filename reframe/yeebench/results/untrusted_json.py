@@ -39,6 +39,25 @@ def scrub(doc, text, what="JSON"):
         raise ResultsError(f"{what} nests JSON too deeply to be read") from None
 
 
+def has_lone_surrogate(obj, text):
+    """True when a string of `obj` (keys included) holds a lone surrogate; looked for only when `text`,
+    the JSON it came from, has a surrogate escape at all."""
+    if not isinstance(text, str) or not _SURROGATE_ESCAPE.search(text):
+        return False
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+    return False
+
+
 def clean_text(text):
     """`text` with lone surrogates replaced by U+FFFD."""
     return _SURROGATE.sub("\ufffd", text)

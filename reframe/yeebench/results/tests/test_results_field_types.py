@@ -1,6 +1,7 @@
 """A report's fields of unexpected types, huge integers and lone surrogates: ingest and every report
 work or refuse on one line (exit 2), never a traceback; what they write and print is valid text."""
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -109,9 +110,28 @@ def test_a_line_break_in_a_check_name_cannot_forge_a_plausibility_line(tmp_path,
     assert len(lines) == 1 and lines[0].startswith("ingest: plausibility warning: Real\\ningest:"), lines
 
 
-def test_a_lone_surrogate_in_a_recorded_row_is_printed_not_raised(tmp_path):
+def test_a_lone_surrogate_in_a_recorded_row_is_refused_on_one_line(tmp_path):
     from results_testutil import run_cli, synthetic_run
     run = synthetic_run(tmp_path, "r1", {"time_s": [1.0, 1.1]}, params={"label": f"x{LONE}y"})
-    proc = run_cli("results", "compare", "--baseline", run, "--candidate", run, "--no-history")
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
-    assert "label=x?y" in proc.stdout, proc.stdout
+    other = synthetic_run(tmp_path, "r2", {"time_s": [1.0, 1.1]})
+    for argv in (("compare", "--baseline", run, "--candidate", run, "--no-history"),
+                 ("compare", "--baseline", other, "--candidate", other, "--results-dir", tmp_path / "results")):
+        proc = run_cli("results", *argv)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        if run in argv:
+            assert one_line_error(proc) and "not valid Unicode" in proc.stderr, proc.stderr
+        else:           # the history leaves the run out, and says so
+            assert proc.returncode == 0 and "left out of the history" in proc.stderr, proc.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_as_its_bytes(tmp_path):
+    import subprocess
+    from results_testutil import YEEBENCH, synthetic_run
+    run = synthetic_run(tmp_path, "r1", {"time_s": [1.0, 1.1]})
+    folder = os.fsencode(tmp_path) + b"/\xffbaselines"
+    proc = subprocess.run([os.fsencode(a) for a in YEEBENCH] + [b"results", b"baseline", os.fsencode(run),
+                                                                b"--baselines-dir", folder],
+                          capture_output=True, timeout=300, cwd=tmp_path,
+                          env=dict(os.environ, PYTHONIOENCODING="utf-8:strict"))   # as in a UTF-8 locale
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout.strip() == folder + b"/synth.json" and os.path.isfile(folder + b"/synth.json")
