@@ -40,6 +40,7 @@ PYTEST_PATHS    := .ci
 -include containers/containers.mk
 -include reframe/vcluster.mk
 -include reframe/acceptance.mk
+-include reframe/fuzz.mk
 -include spack/spack.mk
 -include containers/spack-sif.mk
 
