@@ -22,6 +22,8 @@ import sys
 from collections import namedtuple
 from pathlib import Path
 
+from yeebench import safe_io
+
 #: One published value: what the paper printed (value, unit) and what it measured.
 Published = namedtuple("Published", "value unit what")
 
@@ -513,7 +515,7 @@ def main(argv=None):
         if page_block(text) != render_table(paper):
             stale.append(str(path))
             if args.write:
-                path.write_text(with_table(text, paper))
+                safe_io.write_text(path, with_table(text, paper))   # a page, never a link, replaced
     if args.check and stale:
         print("paper_figures: out of date: " + ", ".join(stale) + " (run with --write)", file=sys.stderr)
         return 1
