@@ -12,6 +12,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -283,10 +284,14 @@ def open_lock_file(path):
 
 
 # -- stale temporaries --------------------------------------------------------------------------------
+#: Our temporaries' names: '.<name>.<16 hex digits>.tmp', or as yeebench named them before,
+#: '.<name>.pid<N>.<mkstemp's letters>.tmp'. Nothing else is ever taken for one of ours.
+_TEMPORARY = re.compile(r"^\..+\.(?:[0-9a-f]{16}|pid[0-9]+\.[A-Za-z0-9_]+)" + re.escape(TMP_SUFFIX) + "$", re.S)
+
+
 def is_temporary(name):
-    """A hidden '.<name>.*.tmp' entry: a file or run still being written, or left by a killed writer."""
-    name = os.path.basename(os.fspath(name))
-    return name.startswith(".") and name.endswith(TMP_SUFFIX)
+    """A temporary of ours (by its name): a file or run still being written, or left by a killed writer."""
+    return bool(_TEMPORARY.match(os.path.basename(os.fspath(name))))
 
 
 def _holder_gone(lock_path):

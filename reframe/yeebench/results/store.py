@@ -49,7 +49,10 @@ def is_temporary(path):
 
 def clean_stale_temporaries(directory, now=None):
     """Remove the temporaries killed writers left in directory (safe_io.clean_stale_temporaries: by
-    their locks, never by a PID). Returns the paths removed."""
+    their locks, never by a PID). Returns the paths removed. A directory that is a link is left alone:
+    what it leads to is not the tree's to clean."""
+    if Path(directory).is_symlink():
+        return []
     return [Path(p) for p in safe_io.clean_stale_temporaries(directory, now)]
 
 

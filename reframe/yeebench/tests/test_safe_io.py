@@ -209,8 +209,8 @@ def test_a_live_writers_temporaries_are_kept_whatever_pid_their_name_claims(tmp_
 
 
 def test_an_unowned_temporary_directory_is_stale_only_after_the_grace(tmp_path):
-    young = tmp_path / ".young.tok.tmp"
-    old = tmp_path / ".old.tok.tmp"
+    young = tmp_path / ".young.0123456789abcdef.tmp"
+    old = tmp_path / ".old.0123456789abcdef.tmp"
     young.mkdir()
     old.mkdir()
     past = old.stat().st_mtime - safe_io.UNOWNED_GRACE_S - 10
@@ -225,8 +225,8 @@ def test_a_link_named_like_a_temporary_is_removed_without_touching_its_target(tm
     (target / "file").write_text("keep")
     folder = tmp_path / "tree"
     folder.mkdir()
-    (folder / ".x.tok.tmp").symlink_to(target)
-    assert safe_io.clean_stale_temporaries(str(folder)) == [str(folder / ".x.tok.tmp")]
+    (folder / ".x.0123456789abcdef.tmp").symlink_to(target)
+    assert safe_io.clean_stale_temporaries(str(folder)) == [str(folder / ".x.0123456789abcdef.tmp")]
     assert (target / "file").read_text() == "keep"
 
 
@@ -239,3 +239,14 @@ def test_a_temporary_directory_is_owned_until_it_is_renamed(tmp_path):
         assert safe_io.clean_stale_temporaries(str(tmp_path)) == []     # young and unowned: kept
         os.rename(tmp, tmp_path / "run")
     assert _entries(tmp_path) == ["run"] and _entries(tmp_path / "run") == ["rows.jsonl"]
+
+
+def test_only_our_own_temporaries_are_ever_cleaned(tmp_path):
+    theirs = [tmp_path / ".notes.txt.tmp", tmp_path / ".cache.tmp", tmp_path / "visible.0123456789abcdef.tmp"]
+    for path in theirs:
+        path.write_text("theirs")
+    ours = [tmp_path / ".rows.jsonl.0123456789abcdef.tmp", tmp_path / ".rows.jsonl.pid1.ab12cd.tmp"]
+    for path in ours:
+        path.write_text("killed writer's")
+    assert sorted(safe_io.clean_stale_temporaries(str(tmp_path))) == sorted(str(p) for p in ours)
+    assert all(p.read_text() == "theirs" for p in theirs)

@@ -236,7 +236,7 @@ def test_skipped_only_report_says_skipped_not_failed(tmp_path):
 def _leftover(system_dir, name, age_s=0, owner=True):
     """A run's temporary directory as an ingest leaves it: with its owner file (whose lock the writer
     held while alive) unless `owner` is False (a writer killed before it locked, or an older yeebench)."""
-    tmp = system_dir / f".{name}.abc123.tmp"
+    tmp = system_dir / f".{name}.0123456789abcdef.tmp"
     tmp.mkdir(parents=True)
     if owner:
         (tmp / safe_io.OWNER_FILE).write_text("")

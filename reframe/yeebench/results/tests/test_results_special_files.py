@@ -160,6 +160,18 @@ def test_a_live_ingests_temporary_survives_a_concurrent_ingest_whatever_its_pid(
         os.close(owner)
 
 
+def test_an_ingest_cleans_no_folder_a_link_in_the_tree_leads_to(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    foreign = elsewhere / ".notes.txt.tmp"          # someone's own temporary, named like ours
+    foreign.write_text("theirs\n")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "linked-system").symlink_to(elsewhere)
+    proc = _run("results", "ingest", REPORT_A, "--results-dir", tmp_path / "results")
+    assert proc.returncode == 0, proc.stderr
+    assert foreign.read_text() == "theirs\n"
+
+
 def _history_tree(tmp_path):
     for name in "abcdef":
         synthetic_run(tmp_path, name, {"t": [1.0, 1.01, 0.99]})
