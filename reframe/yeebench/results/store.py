@@ -23,7 +23,7 @@ REPORT_FILE = "report.json"
 #: The largest files read back: a run of the whole suite on one node writes a few MiB of rows, the
 #: smoke set on 1,000 nodes (27,016 test cases) 107 MB of rows and a 26 MB provenance.
 ROWS_LIMIT = 256 * safe_io.MIB
-JSON_LIMIT = 64 * safe_io.MIB
+JSON_LIMIT = ROWS_LIMIT        # a baseline file holds the rows of the runs it pools
 
 TMP_SUFFIX = safe_io.TMP_SUFFIX
 
