@@ -90,7 +90,9 @@ def check_output(path):
 
 
 def _temporary_name(folder, name):
-    return os.path.join(folder, f".{name[:100]}.{secrets.token_hex(8)}{TMP_SUFFIX}")
+    # the name cut to 200 bytes (not characters): with the token it stays within NAME_MAX (255 bytes)
+    stem = os.fsdecode(os.fsencode(name)[:200])
+    return os.path.join(folder, f".{stem}.{secrets.token_hex(8)}{TMP_SUFFIX}")
 
 
 def _lock(fd):

@@ -78,6 +78,12 @@ def test_an_output_that_is_not_a_regular_file_is_refused_and_left_as_it_was(tmp_
     assert sorted(os.listdir(tmp_path)) == ["out", "victim.txt"]
 
 
+def test_a_name_of_255_bytes_in_three_byte_characters_is_written(tmp_path):
+    target = tmp_path / ("\u4e2d" * 85)           # 255 bytes, the longest name a folder takes
+    safe_io.write_text(target, "x")
+    assert target.read_text() == "x" and _entries(tmp_path) == [target.name]
+
+
 def test_a_failed_write_leaves_no_temporary(tmp_path):
     with pytest.raises(TypeError):
         safe_io.write_bytes(tmp_path / "out", 12345)
