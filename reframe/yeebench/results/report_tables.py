@@ -130,12 +130,22 @@ def full_rows(runs, verdicts_by_run, node_of, groups_by_run=None):
     return out
 
 
+def csv_cell(value):
+    """A cell a spreadsheet shows as text: a name from a run that starts like a formula (=, +, -, @, tab,
+    carriage return) gets a leading apostrophe; numbers stay numbers."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 def as_csv(rows):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(FULL_COLUMNS)
     for row in rows:
-        writer.writerow(["" if row[c] is None else row[c] for c in FULL_COLUMNS])
+        writer.writerow([csv_cell(row[c]) for c in FULL_COLUMNS])
     return buffer.getvalue()
 
 
