@@ -61,3 +61,18 @@ def minimal_provenance(run_id, system, nrows):
         "bindings": dict(absent, observed=[]), "jobs": {"source": "report", "cases": []},
         "environment_image": dict(absent), "counts": {"testcases": 0, "passed": 0, "skipped": 0, "failed": 0, "rows": nrows},
     }
+
+
+def import_scale_report():
+    """results/scale_report.py, the machine-size report generator of the checkout (skips in an installed
+    package, which does not ship results/)."""
+    import pytest
+    folder = Path(__file__).resolve().parents[4] / "results"
+    if not (folder / "scale_report.py").is_file():
+        pytest.skip("results/scale_report.py is not in this tree (an installed package)")
+    sys.path.insert(0, str(folder))
+    try:
+        import scale_report
+    finally:
+        sys.path.remove(str(folder))
+    return scale_report

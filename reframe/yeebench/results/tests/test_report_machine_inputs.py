@@ -7,12 +7,11 @@ import html
 import json
 import random
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from results_testutil import ingested, run_cli
+from results_testutil import import_scale_report, ingested, run_cli
 from yeebench.results import pair_matrix
 
 REPO = Path(__file__).resolve().parents[4]
@@ -21,15 +20,7 @@ HOSTILE_NODE = "n$(touch${IFS}PWNED)<b>&'\"`id`;x"
 
 @pytest.fixture(scope="module")
 def scale_report():
-    folder = REPO / "results"
-    if not (folder / "scale_report.py").is_file():
-        pytest.skip("results/scale_report.py is not in this tree (an installed package)")
-    sys.path.insert(0, str(folder))
-    try:
-        import scale_report
-    finally:
-        sys.path.remove(str(folder))
-    return scale_report
+    return import_scale_report()
 
 
 def _network(scale_report, base, nodes, missing=(), nodelist=None):

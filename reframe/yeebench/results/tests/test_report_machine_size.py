@@ -8,12 +8,11 @@ import csv
 import html
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from results_testutil import ingested, run_cli
+from results_testutil import import_scale_report, ingested, run_cli
 from test_results_report import check_layout
 
 REPO = Path(__file__).resolve().parents[4]
@@ -21,23 +20,11 @@ SCALE = 100
 SLOW_NODES = ("node0006", "node0043", "node0080")  # scale_report.is_slow at x100
 
 
-def _scale_report():
-    folder = REPO / "results"
-    if not (folder / "scale_report.py").is_file():
-        pytest.skip("results/scale_report.py is not in this tree (an installed package)")
-    sys.path.insert(0, str(folder))
-    try:
-        import scale_report
-    finally:
-        sys.path.remove(str(folder))
-    return scale_report
-
-
 @pytest.fixture(scope="module")
 def machine_page(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("machine")
     report = tmp / "machine_run.json"
-    cases = _scale_report().write_scaled_report(report, SCALE)
+    cases = import_scale_report().write_scaled_report(report, SCALE)
     out = tmp / "out" / "report.html"
     proc = run_cli("results", "report", ingested(tmp, report), "-o", out)
     assert proc.returncode == 0, proc.stderr
