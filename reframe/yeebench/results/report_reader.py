@@ -78,15 +78,7 @@ def parse_report(text, what):
     """A ReFrame report from its JSON text (`what` names it in errors: 'report FILE', 'session UUID of DB')."""
     if not text.strip():
         raise ResultsError(f"{what} is empty")
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ResultsError(f"{what} is not valid JSON at line {err.lineno} column {err.colno} "
-                           f"({err.msg}); corrupt or truncated?") from None
-    except RecursionError:
-        raise ResultsError(f"{what} nests JSON too deeply to be a ReFrame run report") from None
-    except ValueError as err:   # an integer longer than Python converts (4300 digits)
-        raise ResultsError(f"{what} holds a number too long to read ({str(err).split(':')[0]})") from None
+    report = untrusted_json.loads(text, what, scrub_surrogates=False)   # scrubbed once it is known to be a report
     if not isinstance(report, dict) or "session_info" not in report or "runs" not in report:
         raise ResultsError(f"{what} is not a ReFrame run report (no session_info/runs)")
     if not isinstance(report["session_info"], dict) or not isinstance(report["runs"], list):
