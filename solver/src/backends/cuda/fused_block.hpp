@@ -111,8 +111,10 @@ struct FusedTile {
   long k0, j0, i0, i1;
 };
 
-template <typename T>
-YEE_HD inline FusedTile fused_tile(const FusedArgs<T>& a, long bx, long tj, long bz) {
+// The tile of block (bx, tj, bz): any launch whose arguments name `owned`, `rows` and `span` (the fused
+// kernel's FusedArgs, the wavefront sweep's SweepArgs).
+template <typename Args>
+YEE_HD inline FusedTile fused_tile(const Args& a, long bx, long tj, long bz) {
   FusedTile t;
   t.k0 = a.owned.lo[2] + bx * kBlockK;
   t.j0 = a.owned.lo[1] + tj * a.rows;

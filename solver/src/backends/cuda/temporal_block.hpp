@@ -92,12 +92,7 @@ struct SweepArgs {
 
 template <typename T>
 YEE_HD inline FusedTile sweep_tile(const SweepArgs<T>& a, long bx, long tj, long bz) {
-  FusedTile t;
-  t.k0 = a.owned.lo[2] + bx * kBlockK;
-  t.j0 = a.owned.lo[1] + tj * a.rows;
-  t.i0 = a.owned.lo[0] + bz * a.span;
-  t.i1 = t.i0 + a.span < a.owned.hi[0] ? t.i0 + a.span : a.owned.hi[0];
-  return t;
+  return fused_tile(a, bx, tj, bz);
 }
 
 YEE_HD inline long clampl(long x, long lo, long hi) { return x < lo ? lo : x > hi ? hi : x; }
