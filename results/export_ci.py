@@ -21,6 +21,7 @@ every figure read back equal; the Grafana dashboard's queries answered from it.
 Exit 0 when all of it holds; 1 naming the first thing that did not; 2 for missing input or tools.
 """
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -69,21 +70,56 @@ def hostile_run(run, results_dir, suffix, text):
                            json.dumps({"copied_from": run.run_id}))
 
 
+class Termination:
+    """The SIGTERM handler: it raises SystemExit(143) so that `finally` stops the database, except inside
+    hold(), where it waits until the block ends: a database being started is then always recorded (its PID
+    in hand) before the exit, so no signal arriving between fork and assignment leaves it running."""
+
+    def __init__(self):
+        self.holding = self.pending = False
+
+    def __call__(self, *_):
+        if self.holding:
+            self.pending = True
+        else:
+            sys.exit(143)
+
+    @contextlib.contextmanager
+    def hold(self):
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+            if self.pending:
+                sys.exit(143)
+
+
+TERMINATION = Termination()
+
+
 class VictoriaMetrics:
-    """The database on a free loopback port, data in a temporary folder; stop() ends it by its PID."""
+    """The database on a free loopback port, data in a temporary folder; start() inside the `try` whose
+    `finally` calls stop(), which ends it by its PID."""
 
     def __init__(self, binary, workdir):
+        self.binary = binary
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.data = tempfile.mkdtemp(prefix="vm-data-", dir=workdir)
         self.log_path = Path(workdir) / "victoria-metrics.log"
         self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(
-            [binary, f"-storageDataPath={self.data}", f"-httpListenAddr=127.0.0.1:{self.port}",
-             "-retentionPeriod=100y",           # a recorded run may be older than the default month
-             "-search.latencyOffset=0s", "-search.disableCache", "-loggerLevel=WARN"],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        print(f"export-ci: victoria-metrics PID {self.proc.pid} on {self.base}, data in {self.data}")
+        self.proc = None
+
+    def start(self):
+        with TERMINATION.hold():
+            self.proc = subprocess.Popen(
+                [self.binary, f"-storageDataPath={self.data}", f"-httpListenAddr=127.0.0.1:{self.port}",
+                 "-retentionPeriod=100y",           # a recorded run may be older than the default month
+                 "-search.latencyOffset=0s", "-search.disableCache", "-loggerLevel=WARN"],
+                stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            print(f"export-ci: victoria-metrics PID {self.proc.pid} on {self.base}, data in {self.data}",
+                  flush=True)
 
     def wait_ready(self, seconds=60):
         deadline = time.monotonic() + seconds
@@ -106,6 +142,10 @@ class VictoriaMetrics:
         return " | ".join(text[-3:]) or "(empty log)"
 
     def stop(self):
+        if self.proc is None:
+            self.log.close()
+            shutil.rmtree(self.data, ignore_errors=True)
+            return
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -222,6 +262,7 @@ def run(args, out):
           f"with labels to escape)")
     vm = VictoriaMetrics(args.victoria_metrics, out)
     try:
+        vm.start()
         vm.wait_ready()
         for fmt in ENDPOINTS:
             runs = [run_dir, plain_hostile] + ([] if fmt == "influx" else [newline_hostile])
@@ -259,7 +300,7 @@ def main(argv=None):
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     # SIGTERM (the stage runner stopping the run) must still reach the finally that stops the database
-    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    previous = signal.signal(signal.SIGTERM, TERMINATION)
     try:
         run(args, out)
     except (Failed, ResultsError, export_readback.ReadbackError) as err:

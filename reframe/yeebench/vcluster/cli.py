@@ -2,6 +2,7 @@
 import argparse
 import json
 import os
+import signal
 import sys
 
 from yeebench.usage import UsageError
@@ -135,14 +136,26 @@ def cmd_smoke(args) -> int:
                            args.tolerance, _state_dir(args), args.skip_unsupported)
 
 
+def _stop_on_signal(signum, frame):
+    raise KeyboardInterrupt
+
+
 def _quiet_on_closed_pipe(func):
-    """`yeebench vcluster status | head -1` must not end in a traceback."""
+    """`yeebench vcluster status | head -1` must not end in a traceback, and a SIGTERM (a stage runner or
+    a batch system stopping the run) at any moment, during `up` too, takes the path of Ctrl-C, where
+    whatever was started is torn down, instead of killing Python with daemons left running."""
     def wrapped(args):
+        previous = signal.signal(signal.SIGTERM, _stop_on_signal)
         try:
             return func(args)
         except BrokenPipeError:
             sys.stderr.close()
             return 0
+        except KeyboardInterrupt:
+            print(f"yeebench vcluster {args.vcluster_command}: stopped by a signal", file=sys.stderr)
+            return 143
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     return wrapped
 
 

@@ -85,3 +85,27 @@ def test_sigterm_stops_the_database(tmp_path):
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(pid) and "stopped" in rest
+
+
+def test_sigterm_between_the_start_and_its_pid_being_recorded_still_stops_the_database(tmp_path, monkeypatch,
+                                                                                       capsys):
+    module = _export_ci()
+    started = []
+    real_popen = module.subprocess.Popen
+
+    def popen_then_signal(argv, **kwargs):   # the signal lands before Popen returns to its caller
+        proc = real_popen(argv, **kwargs)
+        if "victoria-metrics" in os.path.basename(argv[0]):
+            started.append(proc.pid)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return proc
+
+    run_dir = ingested(tmp_path, SMOKE)
+    monkeypatch.setattr(module.subprocess, "Popen", popen_then_signal)
+    previous = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as stop:
+        module.main(["--run", str(run_dir), "--out", str(tmp_path / "out")])
+    assert signal.getsignal(signal.SIGTERM) is previous
+    assert stop.value.code == 143 and len(started) == 1
+    assert not _alive(started[0]), "the database outlived the SIGTERM"
+    assert f"victoria-metrics PID {started[0]} stopped" in capsys.readouterr().out

@@ -154,3 +154,24 @@ def test_smoke_clears_only_its_own_outputs(tmp_path):
     (tmp_path / "notes.txt").write_text("keep")
     smoke._clear_outputs(str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_sigterm_half_way_through_up_tears_down_what_it_started(tmp_path, monkeypatch, capsys):
+    """A stage runner or a batch system stops `up` with SIGTERM: it takes Ctrl-C's path, not Python's
+    default death, which would leave munge and slurmd running in their namespaces."""
+    import signal
+    from yeebench import cli
+    from yeebench.vcluster import owner, preflight
+    monkeypatch.setattr(preflight, "check", lambda shaping=True: None)
+    monkeypatch.setattr(owner, "read", lambda: None)
+    monkeypatch.setattr(owner, "claim", lambda state_dir, stale=None: None)
+    monkeypatch.setattr(netns, "existing_namespaces", lambda: [])
+    monkeypatch.setattr(cpusets, "detect_root", lambda: None)
+    monkeypatch.setattr(netns, "create", lambda layout: os.kill(os.getpid(), signal.SIGTERM))
+    downs = []
+    monkeypatch.setattr(cluster, "down", lambda state_dir, **kw: downs.append(state_dir) or 0.0)
+    previous = signal.getsignal(signal.SIGTERM)
+    rc = cli.main(["vcluster", "up", "--nodes", "3", "--state-dir", str(tmp_path / "vc")])
+    assert rc == 143 and downs == [str(tmp_path / "vc")]
+    assert "stopped by a signal" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) is previous
