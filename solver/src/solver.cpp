@@ -418,10 +418,12 @@ void collect_timings(MPI_Comm cart, const PhaseTimers& tm, double loop, const Ha
   res.total_seconds = loop;
   double hb = halo.bytes_sent() - bytes_before_loop;
   MPI_Reduce(&hb, &res.halo_bytes, 1, MPI_DOUBLE, MPI_SUM, 0, cart);
+  MPI_Reduce(&hb, &res.halo_bytes_rank_max, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
   // Message statistics (paper 002, Table 1): the exchange time a rank spends per message it sends.
   const double hm = double(halo.messages_sent() - messages_before_loop);
   const double per_message = hm > 0 ? tm.seconds[kHalo] / hm : 0.0;
   MPI_Reduce(&hm, &res.halo_messages, 1, MPI_DOUBLE, MPI_SUM, 0, cart);
+  MPI_Reduce(&hm, &res.halo_messages_rank_max, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
   MPI_Reduce(&per_message, &res.halo_seconds_per_message, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
 }
 

@@ -26,6 +26,8 @@ struct RunResult {
   double field_bytes = 0.0;          // this rank's field arrays
   double halo_bytes = 0.0;           // all ranks, whole loop
   double halo_messages = 0.0;        // messages sent by all ranks, whole loop
+  double halo_bytes_rank_max = 0.0;     // the rank that sent most, whole loop (paper 002 counts per process)
+  double halo_messages_rank_max = 0.0;  // the rank that sent most messages, whole loop
   double halo_seconds_per_message = 0.0;  // max over ranks of its halo time / its messages
   std::string device;                // rank 0's compute device ("host" on the CPU backend)
   std::string halo_path;             // host | staged | cuda-aware
