@@ -37,6 +37,31 @@ def grid_shape(text, check):
     return tuple(str(int(p)) for p in parts)
 
 
+#: Halo traffic per time step in the solver's report: (report key = figure name, unit). The totals are
+#: summed over all ranks; paper 002 (Table 1) counts per process, which the per-rank figures give (the most
+#: any rank sent and the mean over ranks), flat as a 1-D split grows while the totals grow with the ranks.
+HALO_PER_STEP = (
+    ('halo_bytes_per_step', 'B'),
+    ('halo_messages_per_step', 'messages'),
+    ('halo_bytes_per_rank_per_step_max', 'B'),
+    ('halo_bytes_per_rank_per_step_mean', 'B'),
+    ('halo_messages_per_rank_per_step_max', 'messages'),
+)
+
+
+def halo_traffic_per_step(report):
+    '''[(name, value, unit)] of HALO_PER_STEP from a solver report; SanityError naming the first key that is
+    missing or not a number >= 0 (a yee built before the per-rank figures lacks them).'''
+    figures = []
+    for key, unit in HALO_PER_STEP:
+        value = report.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise SanityError(f'the solver report has no {key} (a number >= 0): got {value!r}; '
+                              f'a yee older than the per-rank halo figures? rebuild it')
+        figures.append((key, float(value), unit))
+    return figures
+
+
 def keep_output_files(check, *names):
     '''Add `names` (stage-directory files) to the check's keep_files, once each.'''
     check.keep_files = list(check.keep_files) + [n for n in names if n not in check.keep_files]

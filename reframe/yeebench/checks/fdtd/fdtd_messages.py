@@ -13,7 +13,10 @@
                             one axis (ranks x 1 x 1, as the paper's 1-D decomposition) of a flat
                             grid (the paper's 4000 x 2000 x 1 scaled to 800 x 400 x 4), half of each
                             node's cores in use. FOMs from the solver's report: halo_bytes_per_step
-                            (B), halo_messages_per_step, halo_ms_per_step (time in exchange per
+                            (B) and halo_messages_per_step (sums over ranks),
+                            halo_bytes_per_rank_per_step_max and _mean (B) and
+                            halo_messages_per_rank_per_step_max (per process, as the paper's
+                            Table 1 counts bytes), halo_ms_per_step (time in exchange per
                             step, the paper's "total latency"), halo_us_per_message, run_seconds,
                             halo_over_compute (x; paper 001: about 1/6).
   HaloMessageSizes          Fig. 4: the `halo` probe over face sizes on 2 ranks (on 2 nodes where
@@ -28,7 +31,7 @@ from yeebench import comparisons, launch, scaling, stage_files, sweeps
 from yeebench.base import YeebenchCheck
 from yeebench.fixtures import ProbeBinaries
 from yeebench.parsers import jsonreport
-from yeebench.solver import SMOKE_SOLVER, SolverCheck, grid_shape, keep_output_files
+from yeebench.solver import SMOKE_SOLVER, SolverCheck, grid_shape, halo_traffic_per_step, keep_output_files
 from yeebench.sweep_check import SolverSweep
 
 #: Paper 002 ran 8 ... 64 processes; 2 and 4 let small clusters show the trend.
@@ -140,10 +143,13 @@ class FdtdMessageStats(SolverCheck):
 
     def collect_foms(self):
         super().collect_foms()
-        rep = self.read_report()
+        self.add_report_foms(self.read_report())
+
+    def add_report_foms(self, rep):
+        '''The FOMs of the solver's report `rep` (a function of the report alone).'''
         sec = rep['seconds']
-        self.add_fom('halo_bytes_per_step', rep['halo_bytes_per_step'], 'B', 'lower')
-        self.add_fom('halo_messages_per_step', rep['halo_messages_per_step'], 'messages', 'lower')
+        for name, value, unit in halo_traffic_per_step(rep):   # totals over ranks and per rank (the paper's)
+            self.add_fom(name, value, unit, 'lower')
         self.add_fom('halo_ms_per_step', 1e3 * rep['halo_seconds_per_step'], 'ms', 'lower')
         self.add_fom('halo_us_per_message', 1e6 * rep['halo_seconds_per_message'], 'us', 'lower')
         self.add_fom('run_seconds', sec['total'], 's', 'lower')
