@@ -2,7 +2,14 @@
 
 Kept out of the check classes so they can be tested on recorded output.  Each FOM is
 (name, value, unit, direction), in the order a check declares them.
+
+Besides the curve's summary (latencies at 1 B and 4 KB, fit, peak) a check records the curve itself:
+one figure per measured message size, `<family>_<bytes>B` (SIZE_FAMILIES), so that the gate can judge
+each size (a slower protocol at 64 KiB moves no summary figure).  The results tools find a curve's
+sizes by `parse_size_metric`, the one reader of these names.
 """
+import re
+
 from yeebench import fits
 
 #: bw_large covers the sizes >= max_size / LARGE_FRACTION.
@@ -54,3 +61,46 @@ def curve_values(curve, peak_name='peak_bw', max_size=None):
     yeebench.parsers.netpipe.Curve), for checks that report a few of the figures under their own names.'''
     return {name: value for name, value, _, _ in
             curve_foms(curve.sizes, curve.latency_us, curve.bandwidth, peak_name, max_size)}
+
+
+#: Figure families recorded at every measured size: name -> (unit, direction, what it is).
+#: curve_latency/curve_bw: point-to-point (OSU, NetPIPE); latency/efficiency: the collectives' per-size
+#: figures (OsuCollective records latency_<n>B and efficiency_<n>B).  A family is a curve where a case
+#: holds two or more of its sizes: a lone latency_1B (point-to-point's interpolated summary) is not one.
+SIZE_FAMILIES = {
+    'curve_latency': ('us', 'lower', 'one-way latency at each measured message size'),
+    'curve_bw': ('MB/s', 'higher', 'bandwidth at each measured message size'),
+    'latency': ('us', 'lower', 'time per collective call at each message size'),
+    'efficiency': ('%', 'higher', 'lower bound / measured collective time at each message size'),
+}
+_SIZE_METRIC = re.compile(r'(' + '|'.join(sorted(SIZE_FAMILIES, key=len, reverse=True)) + r')_(\d+)B')
+
+
+def size_metric(family, size):
+    """The figure name of `family` at `size` bytes: curve_latency_65536B."""
+    return f'{family}_{int(size)}B'
+
+
+def parse_size_metric(name):
+    """(family, size in bytes) of a per-size figure name; None for any other name."""
+    found = _SIZE_METRIC.fullmatch(name or '')
+    return (found.group(1), int(found.group(2))) if found else None
+
+
+def size_foms(sizes, latency_us=None, bandwidth=None):
+    """One FOM per measured size: curve_latency_<n>B (us) and/or curve_bw_<n>B (MB/s), in size order.
+
+    Only what was measured: a ping-pong's bandwidth is its latency's inverse and adds no figure.  A size
+    measured twice keeps its first value (one figure per name); a negative size is not a message."""
+    foms, seen = [], set()
+    for family, values in (('curve_latency', latency_us), ('curve_bw', bandwidth)):
+        if not values:
+            continue
+        unit, direction, _ = SIZE_FAMILIES[family]
+        for size, value in zip(sizes, values):
+            name = size_metric(family, size) if size >= 0 else None
+            if name is None or name in seen:
+                continue
+            seen.add(name)
+            foms.append((name, value, unit, direction))
+    return foms

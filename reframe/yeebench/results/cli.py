@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 from yeebench import safe_io
+from yeebench.results import curve_gate
 from yeebench.results.errors import ResultsError
 from yeebench.usage import UsageError
 
@@ -39,6 +40,16 @@ def _positive_int(text):
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1: {text!r}")
+    return value
+
+
+def _count(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
     return value
 
 
@@ -137,6 +148,7 @@ def cmd_compare(args):
     history = _history_for(args, candidate)
     exclude = {row["run_id"] for row in candidate.rows}
     systems = sources.systems_of(candidate)
+    curve_notes = []   # the curve rule's lines (curve_gate.py), printed after the table
     if from_history:
         if history is None:
             raise ResultsError(f"--baseline history needs recorded runs in --results-dir {args.results_dir}")
@@ -146,7 +158,8 @@ def cmd_compare(args):
             raise ResultsError(f"no recorded runs of {', '.join(systems)} by yeebench {version} in "
                                f"{args.results_dir} besides the candidate")
         results = compare.compare_with_history(cand_rows, values, threshold=args.threshold, z=args.z,
-                                               statistic=args.statistic)
+                                               statistic=args.statistic, size_threshold=args.size_threshold,
+                                               max_regressed_sizes=args.max_regressed_sizes, notes=curve_notes)
         base_label = f"history of {', '.join(systems)} in {args.results_dir} (newest {args.history_runs} runs)"
     else:
         base_rows = baseline.rows
@@ -157,7 +170,9 @@ def cmd_compare(args):
         spreads = history.usual_spread(systems, exclude, args.history_runs) if history else None
         results = compare.compare_rows(base_rows, cand_rows, threshold=args.threshold,
                                        alpha=args.alpha, z=args.z, ignore=tuple(args.ignore),
-                                       statistic=args.statistic, history=noise, spreads=spreads)
+                                       statistic=args.statistic, history=noise, spreads=spreads,
+                                       size_threshold=args.size_threshold,
+                                       max_regressed_sizes=args.max_regressed_sizes, notes=curve_notes)
         base_label = baseline.label
     if args.metric and not results:
         raise ResultsError(f"no metric matches {' '.join(args.metric)}")
@@ -182,6 +197,8 @@ def cmd_compare(args):
     lost = sum(1 for r in results if r["verdict"] == "missing" and r.get("missing_in") == "candidate")
     if args.output or args.format != "table":
         print(f"compare: {formats.summary_line(counts)}", file=sys.stderr)
+    for line in curve_notes:
+        print(f"compare: {_one_line(line)}", file=sys.stderr)
     disturbed = sum(1 for r in results if r.get("disturbed"))
     if disturbed:
         print(f"compare: {disturbed} figure(s) not judged: a run's repeats disagree (the machine was busy or "
@@ -277,6 +294,14 @@ def register(subparsers):
                    help="run directory or folder of runs (pooled)")
     p.add_argument("--threshold", type=parse_threshold, default=0.05,
                    help="smallest change that counts, e.g. 5%% or 0.05 (default: 5%%)")
+    p.add_argument("--size-threshold", type=parse_threshold, default=curve_gate.DEFAULT_SIZE_THRESHOLD,
+                   help="smallest change that counts at one size of a measured curve (the per-size figures "
+                        "curve_latency_<n>B, curve_bw_<n>B, a collective's latency_<n>B, efficiency_<n>B), "
+                        "each size against its own noise (default: %s)" % f"{curve_gate.DEFAULT_SIZE_THRESHOLD:.0%}".replace("%", "%%"))
+    p.add_argument("--max-regressed-sizes", type=_count, default=curve_gate.DEFAULT_MAX_REGRESSED_SIZES, metavar="N",
+                   help="a curve fails only when more than N of its sizes regressed; N or fewer pass with a "
+                        "warning naming them (default: %(default)s: one stray size among twenty is likely, "
+                        "a protocol or threshold change moves several; 0: any size fails)")
     p.add_argument("--alpha", type=_alpha, default=0.05,
                    help="significance level of the Mann-Whitney test (default: %(default)s)")
     p.add_argument("--z", type=_positive_float, default=2.0,

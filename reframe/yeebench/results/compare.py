@@ -33,6 +33,9 @@ the change exceeds the threshold, or when the slower side's best repeat is not
 corroborated by its other repeats (a run disturbed as a whole); 'missing' when
 one side has no rows for it.
 Unknown direction: medians, and 'changed' or 'unchanged', never a failure.
+
+Per-size figures of a curve (curve_latency_<n>B ...) are each judged so against a per-size threshold,
+then as a curve: it fails only when more than a stated count of its sizes regressed (curve_gate.py).
 """
 import fnmatch
 import functools
@@ -41,7 +44,7 @@ from collections import OrderedDict
 
 from yeebench import metrics
 from yeebench import stats
-from yeebench.results import quick_stats, rank_test
+from yeebench.results import curve_gate, quick_stats, rank_test
 from yeebench.results.noise import MIN_HISTORY_RUNS, centre_band
 
 DEFAULT_THRESHOLD = 0.05
@@ -194,16 +197,22 @@ def _verdict(change, noise, threshold, p_worse, p_better, alpha):
 
 
 def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alpha=DEFAULT_ALPHA,
-                 z=DEFAULT_Z, ignore=(), statistic=DEFAULT_STATISTIC, history=None, spreads=None):
+                 z=DEFAULT_Z, ignore=(), statistic=DEFAULT_STATISTIC, history=None, spreads=None,
+                 size_threshold=None, max_regressed_sizes=None, notes=None):
     """One result dict per metric key present on either side.
 
     history: {row_key (nothing ignored): noise band} from the noise model (history.py), or None.
     spreads: {row_key: the recorded runs' usual spread of their best repeats} (history.py), or None.
+    size_threshold, max_regressed_sizes: the curve rule (curve_gate.py) for per-size figures; None: its
+    defaults. notes: a list that receives the curve rule's lines for the user.
     """
     base_groups = group_rows(baseline_rows, ignore)
     cand_groups = group_rows(candidate_rows, ignore)
+    keys = list(base_groups) + [k for k in cand_groups if k not in base_groups]
+    members = curve_gate.curve_members(keys)
+    size_threshold = curve_gate.DEFAULT_SIZE_THRESHOLD if size_threshold is None else size_threshold
     results = []
-    for key in list(base_groups) + [k for k in cand_groups if k not in base_groups]:
+    for key in keys:
         system, partition, environ, check, params, metric = key
         sample = (cand_groups.get(key) or base_groups.get(key))[0]
         entry = {"system": system, "partition": partition, "environ": environ, "check": check,
@@ -225,12 +234,26 @@ def compare_rows(baseline_rows, candidate_rows, threshold=DEFAULT_THRESHOLD, alp
                           "change": None, "noise": None, "noise_source": "unknown",
                           "p_worse": None, "p_better": None})
         else:
+            if key in members:
+                curve_gate.check_values(key, "baseline", [r["value"] for r in b_rows])
+                curve_gate.check_values(key, "candidate", [r["value"] for r in c_rows])
             band = (history or {}).get(row_key(c_rows[0])) if not ignore else None
             spread = (spreads or {}).get(row_key(c_rows[0])) if not ignore else None
             entry.update(compare_values([r["value"] for r in b_rows], [r["value"] for r in c_rows],
-                                        direction, threshold, alpha, z, statistic, history_band=band,
-                                        usual_spread=spread))
+                                        direction, size_threshold if key in members else threshold, alpha, z,
+                                        statistic, history_band=band, usual_spread=spread))
         results.append(_diagnostic_not_gated(entry))
+    return _curves(results, members, max_regressed_sizes, notes)
+
+
+def _curves(results, members, max_regressed_sizes, notes):
+    """The curve rule over the per-size figures (curve_gate.judge); its lines go to `notes`."""
+    if not members:
+        return results
+    limit = curve_gate.DEFAULT_MAX_REGRESSED_SIZES if max_regressed_sizes is None else max_regressed_sizes
+    results, lines = curve_gate.judge(results, members, limit)
+    if notes is not None:
+        notes.extend(lines)
     return results
 
 
@@ -244,7 +267,8 @@ def _diagnostic_not_gated(entry):
 
 
 def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRESHOLD, z=DEFAULT_Z,
-                         statistic=DEFAULT_STATISTIC, min_runs=None):
+                         statistic=DEFAULT_STATISTIC, min_runs=None, size_threshold=None,
+                         max_regressed_sizes=None, notes=None):
     """Candidate figures against the recorded history of the same system and figure.
 
     history_values: {row_key: [the statistic of each recorded run, newest first]}. The baseline value
@@ -252,8 +276,11 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
     min_runs recorded runs the noise is unknown.
     """
     min_runs = MIN_HISTORY_RUNS if min_runs is None else min_runs
+    groups = group_rows(candidate_rows)
+    members = curve_gate.curve_members(list(groups))
+    size_threshold = curve_gate.DEFAULT_SIZE_THRESHOLD if size_threshold is None else size_threshold
     results = []
-    for key, c_rows in group_rows(candidate_rows).items():
+    for key, c_rows in groups.items():
         system, partition, environ, check, params, metric = key
         direction = c_rows[0]["direction"]
         entry = {"system": system, "partition": partition, "environ": environ, "check": check,
@@ -261,6 +288,8 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
                  "statistic": statistic, "p_worse": None, "p_better": None}
         past = history_values.get(key) or []
         c_values = [r["value"] for r in c_rows]
+        if key in members:
+            curve_gate.check_values(key, "candidate", c_values)
         entry.update({"candidate_n": len(c_values), "candidate_median": stats.median(c_values),
                       "candidate_value": location(c_values, direction, statistic), "baseline_n": len(past)})
         if not past:
@@ -276,14 +305,15 @@ def compare_with_history(candidate_rows, history_values, threshold=DEFAULT_THRES
         if direction in (metrics.HIGHER, metrics.LOWER):
             change = metrics.worse_fraction(base_value, entry["candidate_value"], direction)
             entry["change"] = change
-            entry["verdict"] = _verdict(change, noise, threshold, None, None, DEFAULT_ALPHA)
+            entry["verdict"] = _verdict(change, noise, size_threshold if key in members else threshold,
+                                        None, None, DEFAULT_ALPHA)
         else:
             change = (entry["candidate_median"] / base_value - 1.0) if base_value else 0.0
             entry["change"] = change
             beyond = abs(change) > threshold and (noise is None or abs(change) > noise)
             entry["verdict"] = "changed" if beyond else "unchanged"
         results.append(_diagnostic_not_gated(entry))
-    return results
+    return _curves(results, members, max_regressed_sizes, notes)
 
 
 def check_ignore_fields(ignore, rows):

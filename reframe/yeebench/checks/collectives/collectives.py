@@ -9,7 +9,8 @@ UCC and HCOLL components, successors of paper 004's FCA: where `ompi_info` on th
 lists no such component the case is skipped with that reason, as FdtdCollectiveProfile does).
 Every implementation but `tuned` also runs the same benchmark under coll/tuned in the same job
 (TUNED_FILE) and records latency_<size>B_over_tuned (x, time over tuned's: < 1 is faster).
-FOMs per size: latency (us) and, for allreduce and alltoall, efficiency (%) against a lower
+FOMs per size (yeebench.curve_foms.SIZE_FAMILIES: the gate judges them as a curve): latency (us) and,
+for allreduce and alltoall, efficiency (%) against a lower
 bound of what OSU measures (mean over ranks of each rank's own call time), built from an
 osu_latency ping-pong repeated `pingpong_repeats` times in the same job; the model, its source
 and why bcast has none are in bounds.py beside this file.  An efficiency over 100% beyond
@@ -25,7 +26,7 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from yeebench import capabilities
+from yeebench import capabilities, curve_foms
 from yeebench.checks.collectives import bounds as collective_bounds
 from yeebench import launch, mpi, osu, shell, single_copy
 from yeebench.base import YeebenchCheck
@@ -179,7 +180,7 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
     def collect_foms(self):
         sizes, lat = self.table().column('latency_us')
         for size, t in zip(sizes, lat):
-            self.add_fom(f'latency_{size}B', t, 'us', 'lower')
+            self.add_fom(curve_foms.size_metric('latency', size), t, 'us', 'lower')
         if self.case[1] != 'tuned':   # the same sizes under coll/tuned, same job and ranks
             tuned = dict(zip(*self.table(TUNED_FILE).column('latency_us')))
             for size, t in zip(sizes, lat):
@@ -194,4 +195,4 @@ class OsuCollective(SingleCopyDecided, YeebenchCheck):
         if self.collective in collective_bounds.UNBOUNDED_REASON:
             self.observations['efficiency'] = collective_bounds.UNBOUNDED_REASON[self.collective]
         for e in self.efficiencies():
-            self.add_fom(f'efficiency_{e.size}B', e.percent, '%', 'higher')
+            self.add_fom(curve_foms.size_metric('efficiency', e.size), e.percent, '%', 'higher')

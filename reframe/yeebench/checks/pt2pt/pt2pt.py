@@ -5,7 +5,9 @@ Two ranks, on one node (intra) or on two nodes (inter, when the partition has
 and 4 KB (us), peak bandwidth (MB/s, 10^6 B/s), large-message bandwidth (the best
 among sizes >= max_size/4: a rate-limited link's token bucket inflates the peak at
 mid sizes), n_1/2 (B) and the fitted Hockney alpha (us) and beta (ns/B); a figure at a size
-the curve did not reach is not reported.  osu_mbw_mr adds the peak message rate.
+the curve did not reach is not reported.  The measured curve is recorded too, a figure per size
+(curve_latency_<n>B us, curve_bw_<n>B MB/s: what the benchmark measured, yeebench.curve_foms.size_foms),
+so the gate judges every size.  osu_mbw_mr adds the peak message rate.
 The smoke set (declared with `is_smoke_case`/`smoke_overrides`) runs smaller sweeps only under
 `--mode smoke`.  OSU runs with host buffers, and with CUDA device buffers (`buffers=device`) on
 partitions with the `gpu` feature when the OSU build supports them.
@@ -73,9 +75,12 @@ class Pt2PtBase(SingleCopyDecided, YeebenchCheck):
         return self.transport
 
     def add_curve_foms(self, sizes, latency_us=None, bandwidth=None, peak_name='peak_bw'):
-        '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s).'''
+        '''FOMs from a latency curve (us per message) and/or a bandwidth curve (MB/s): the summary,
+        then the measured curve itself, a figure per size (curve_latency_<n>B, curve_bw_<n>B).'''
         for name, value, unit, direction in curve_foms.curve_foms(sizes, latency_us, bandwidth, peak_name,
                                                                   self.max_size):
+            self.add_fom(name, value, unit, direction)
+        for name, value, unit, direction in curve_foms.size_foms(sizes, latency_us, bandwidth):
             self.add_fom(name, value, unit, direction)
 
 

@@ -1,8 +1,9 @@
 """One figure per experiment, designed for the question the experiment asks (the seed papers'
 figures where there is one). Each module here draws the checks it names in CHECKS and says in KEY
 which figure stands for the experiment in the report's summary (its comparison ratio, or its
-headline figure). REGISTRY maps a check to its module; a check not in it is drawn by the generic
-families of yeebench.results.plots.
+headline figure). REGISTRY maps a check to its module, ALSO to the modules drawn after it (the
+per-size curves the gate judges); a check not in REGISTRY is drawn by the generic families of
+yeebench.results.plots.
 
 A figure whose parameters do not vary is not drawn: the module returns a line saying why, and
 the number stays in the table.
@@ -12,10 +13,12 @@ from collections import OrderedDict
 from pathlib import Path
 
 from yeebench.results.figures import (acceptance, binding, collectives, common, io_cases, io_paper, job_balance, messages, numa,
-                                      pt2pt, scaling)
+                                      pt2pt, scaling, size_curves)
 
 MODULES = (pt2pt, collectives, binding, numa, scaling, job_balance, io_paper, io_cases, messages)
 REGISTRY = {check: module for module in MODULES for check in module.CHECKS}
+#: Figures drawn after a check's own one: the measured curves against the baseline's, size by size.
+ALSO = {check: (module,) for module in (size_curves,) for check in module.CHECKS}
 
 
 def key_patterns(check):
@@ -67,5 +70,6 @@ def draw(sources, out_dir):
     drawn = common.Drawn()
     for check in by_check:
         mine = [common.Source(s.label, rows_of.get(check, []), s.is_baseline) for s, rows_of in zip(sources, per_source)]
-        drawn += REGISTRY[check].draw(check, [s for s in mine if s.rows], out_dir)
+        for module in (REGISTRY[check], *ALSO.get(check, ())):
+            drawn += module.draw(check, [s for s in mine if s.rows], out_dir)
     return drawn, set(by_check) | acceptance_checks
