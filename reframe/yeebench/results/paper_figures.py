@@ -23,18 +23,27 @@ from collections import namedtuple
 from pathlib import Path
 
 from yeebench import safe_io
+from yeebench.results import paper_conditions
 
-#: One published value: what the paper printed (value, unit) and what it measured.
-Published = namedtuple("Published", "value unit what")
+#: One published value: what the paper printed (value, unit), what it measured, and the conditions of
+#: this value alone (paper_conditions; a curve's points each have their own node count).
+Published = namedtuple("Published", "value unit what when", defaults=((),))
 
 #: `ci`: why no CI stage selects the row's check (empty: one does; a unit test holds both ways).
-#: `needs`: the hardware the figure needs to mean what the paper's does ({fact: least}, facts as
-#: yeebench.comparisons.hardware records them in a case's observations['hardware']); the report prints
-#: the published value only beside a case whose recorded hardware meets it.
-Experiment = namedtuple("Experiment", "paper item title status check params metric published how ci needs")
+#: `when`: the conditions (paper_conditions.Condition) a recorded row must meet before the report prints
+#: the row's published values beside it; otherwise it says what the figure needs. Declared for every row
+#: with a published value (an empty tuple: nothing to hold, said on purpose).
+#: `curve`: the metric's node-curve twins `<metric>_<n>_nodes` are the same figure on n nodes.
+#: `instead`: for an `instead` row with a published value, what our figure is of, in a few words; the
+#: report labels the pair with it, never as like for like.
+#: `ours`: a fact (paper_conditions.derived) printed as our figure in place of the row's value.
+Experiment = namedtuple("Experiment", "paper item title status check params metric published how ci when curve "
+                                      "instead ours")
 
-#: What the report shows beside a measured row (see for_row).
-PaperFigure = namedtuple("PaperFigure", "paper item value unit what page anchor")
+#: What the report shows beside a measured row (see for_row): the published value, or (value None)
+#: what the figure needs and what this run had.
+PaperFigure = namedtuple("PaperFigure", "paper item value unit what page anchor status instead needs have ours",
+                         defaults=("", "", "", "", None))
 
 STATUSES = ("like for like", "instead", "not reproducible", "no measurement")
 
@@ -49,23 +58,36 @@ TITLES = {
 PAGES_DIR = "reframe/papers"   # relative to the repository root
 MBPS = 2 ** 20 / 8 / 1e6       # NetPIPE "Mbps" (2^20 bit/s) in MB/s (10^6 B/s)
 # Why a rank count above CI's cores is not in CI: the check itself skips it there, with this reason.
-CI_FEW_CORES = ("CI has 2 cores (2 virtual nodes of 1 core on the virtual cluster): the check skips rank counts "
-                "its nodes cannot hold; CI runs its ranks=2 case, the same job at 2 processes")
+CI_FEW_CORES = ("CI has 2 cores (the virtual cluster: 2 virtual nodes of 2 cores each, sharing them): the check "
+                "skips rank counts its nodes cannot hold; CI runs its ranks=2 case, the same job at 2 processes")
 
 
-def _e(paper, item, title, status, check="", params=None, metric="", published=(), how="", ci="", needs=None):
+def _e(paper, item, title, status, check="", params=None, metric="", published=(), how="", ci="", when=None,
+       curve=False, instead="", ours=None):
     return Experiment(paper, item, title, status, check, dict(params or {}), metric, tuple(published), how, ci,
-                      dict(needs or {}))
+                      None if when is None else tuple(when), curve, instead, ours)
 
 
-#: Paper 000's comparisons: what each needs before it can differ at all (yeebench.comparisons.NEEDS).
-TWO_SOCKETS = {"sockets_per_node": 2}
-TWO_NUMA = {"numa_nodes_per_node": 2}
-FACT_WORDS = {"sockets_per_node": "sockets per node", "numa_nodes_per_node": "NUMA nodes per node", "nodes": "nodes",
-              "ranks": "ranks"}
-
-
+C = paper_conditions
 P = Published
+#: Paper 000's figures: 18 nodes of 2 sockets (2 NUMA nodes) each; a comparison of placements needs
+#: 2 sockets per node to differ at all, one of memory policies 2 NUMA nodes (yeebench.comparisons.NEEDS).
+ON_18 = C.exactly("nodes", 18)
+TWO_SOCKETS = C.at_least("sockets_per_node", 2)
+TWO_NUMA = C.at_least("numa_nodes_per_node", 2)
+#: Paper 004's FCA: a hardware offload of collectives between nodes; UCC and HCOLL are its successors.
+OFFLOAD = C.one_of("implementation", "ucc", "hcoll")
+#: Paper 002's OSU figures: host buffers over the RDMA-capable transport (its MVAPICH over InfiniBand).
+OSU_002 = (C.exactly("nodes", 2), C.one_of("buffers", "host"), C.one_of("transport", "ucx"))
+#: Paper 002's Table 1: 2 ranks per node (2 of each node's 4 cores).
+TABLE_002 = (C.exactly("ranks_per_node", 2),)
+#: Paper 003's NUMA costs: the distance table's ratios, each at its own distance.
+NUMA_COSTS = (P(60, "%", "remote memory cost at distance 16 (16/10)", (C.exactly("numa_distance", 16),)),
+              P(100, "%", "remote memory cost at distance 20 (20/10)", (C.exactly("numa_distance", 20),)))
+BYTES_INSTEAD = "one process's field faces (the busiest rank's), without the paper's particles"
+LATENCY_INSTEAD = "the slowest rank's fields-only halo exchange time, not the PIC code's messages"
+RUN_INSTEAD = "a fields-only run of the check's steps, not the PIC simulation"
+
 EXPERIMENTS = (
     # ---------------------------------------------------------------- 000
     _e("000", "Fig. 1", "Yee cell: E and H near a subdomain interface", "no measurement",
@@ -79,11 +101,14 @@ EXPERIMENTS = (
        "NetPIPEPt2Pt", {"locality": "intra"}, "peak_bw",
        (P(33462.93 * MBPS, "MB/s", "NetPIPE inside a node, 33462.93 Mbps"),),
        how="`locality=intra` and `inter` (the inter case needs 2 nodes: the virtual cluster in CI); "
-           "8822.02 Mbps = 1156 MB/s between nodes"),
+           "8822.02 Mbps = 1156 MB/s between nodes; inside a node the paper's Open MPI used shared memory, "
+           "so ob1-tcp's loopback is not the same figure",
+       when=(C.one_of("transport", "ob1-vader", "ucx"),)),
     _e("000", "Table 2 (between nodes)", "NetPIPE bandwidth between nodes", "like for like",
        "NetPIPEPt2Pt", {"locality": "inter"}, "peak_bw",
        (P(8822.02 * MBPS, "MB/s", "NetPIPE between nodes, 8822.02 Mbps"),),
-       how="2 nodes; on the virtual cluster the link is a veth pair, not a 10 GbE NIC"),
+       how="2 nodes; on the virtual cluster the link is a veth pair, not a 10 GbE NIC",
+       when=(C.exactly("nodes", 2),)),
     _e("000", "Fig. 4", "NetPIPE latency inside vs between nodes (> 3x)", "like for like",
        "NetPIPEPt2Pt", {"locality": "*"}, "latency_1B", (),
        how="no value printed, only the ratio; compare `latency_1B` of `locality=inter` and `intra`"),
@@ -99,37 +124,40 @@ EXPERIMENTS = (
            "by an Open MPI rankfile as the paper placed them (per_socket_rankfile_mcells_per_s, ...); the plain "
            "names on all the partition's nodes (-S nodes=N for fewer), and every case again on 1, 2, 4 ... nodes "
            "in the same job, the paper's axis: <figure>_<n>_nodes (Fig. 6 (node curve)); "
-           "with one socket per node (this machine, every virtual node) per socket and per node are the same run",
-       needs=TWO_SOCKETS),
+           "with one socket per node (this machine, every virtual node) per socket and per node are the same run; "
+           "the paper's value stands beside the figure on 18 nodes only (the plain name on a partition of 18, or "
+           "<figure>_18_nodes of a larger one)",
+       when=(ON_18, C.one_of("placement", "per-socket"), TWO_SOCKETS), curve=True),
     _e("000", "Fig. 6 (per node)", "binding: one rank per node", "like for like",
        "FdtdBindingSweep", {}, "per_node_mcells_per_s", (P(4900, "Mcells/s", "18 nodes, one rank per node"),),
-       needs=TWO_SOCKETS),
+       when=(ON_18, C.one_of("placement", "per-node"), TWO_SOCKETS), curve=True),
     _e("000", "Fig. 6 (per core)", "binding: one rank per core", "like for like",
-       "FdtdBindingSweep", {}, "per_core_mcells_per_s", (P(2700, "Mcells/s", "18 nodes, one rank per core"),)),
+       "FdtdBindingSweep", {}, "per_core_mcells_per_s", (P(2700, "Mcells/s", "18 nodes, one rank per core"),),
+       when=(ON_18, C.one_of("placement", "per-core")), curve=True),
     _e("000", "Fig. 6 (ratio)", "binding: per socket over per core", "like for like",
        "FdtdBindingSweep", {}, "per_socket_over_per_core",
        (P(5300 / 2700, "x", "per socket / per core, 18 nodes (5300/2700)"),),
-       how="per_node_over_per_core likewise (paper: 4900/2700 = 1.81)", needs=TWO_SOCKETS),
+       how="per_node_over_per_core likewise (paper: 4900/2700 = 1.81)", when=(ON_18, TWO_SOCKETS), curve=True),
     _e("000", "Fig. 6 (node curve)", "binding over node counts: per socket over per core on 1, 2, 4 ... nodes",
        "like for like", "FdtdBindingSweep", {}, "per_socket_over_per_core_*_nodes",
        how="the paper plots Mcells/s of each binding against 1-18 nodes and prints the 18-node values only; "
            "here every placement runs on each count of 1, 2, 4 ... the partition's nodes in the one job and the "
            "ratios of a count are between its own cases: <case>_mcells_per_s_<n>_nodes, <p>_over_per_core_<n>_nodes "
            "(rankfile twins likewise), per_socket_over_per_node_<n>_nodes (NOT MEASURED on every count with one "
-           "socket per node); the report draws the ratios against the node count",
-       needs=TWO_SOCKETS),
+           "socket per node); the report draws the ratios against the node count; the paper's 18-node values "
+           "stand beside <figure>_18_nodes (Fig. 6 and its ratio rows)"),
     _e("000", "Fig. 6 (socket over node)", "binding: per socket over per node", "like for like",
        "FdtdBindingSweep", {}, "per_socket_over_per_node",
        (P(5300 / 4900, "x", "per socket / per node, 18 nodes (5300/4900)"),),
        how="emitted only with 2 sockets per node or more; with one socket the two cases are the same run and the "
            "check records per_socket_over_per_node (and its rankfile twin) NOT MEASURED with that reason",
-       needs=TWO_SOCKETS),
+       when=(ON_18, TWO_SOCKETS), curve=True),
     _e("000", "Fig. 6 (rankfile ratio)", "binding by rankfile: per socket over per core", "like for like",
        "FdtdBindingSweep", {}, "per_socket_rankfile_over_per_core_rankfile",
        (P(5300 / 2700, "x", "per socket / per core, 18 nodes (5300/2700)"),),
        how="the paper's method: both placements from rankfiles (Open MPI mpirun only; left out with the reason "
            "where the launcher takes no rankfile); <p>_rankfile_over_<p> compares each with its --map-by twin",
-       needs=TWO_SOCKETS),
+       when=(ON_18, TWO_SOCKETS), curve=True),
     _e("000", "Fig. 7", "NUMA policy vs none: Mcells/s (3400 -> 5400 on 18 nodes, about 1.5x)", "like for like",
        "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_over_unpinned",
        (P(5400 / 3400, "x", "local memory policy over no policy, 18 nodes (5400/3400)"),),
@@ -138,21 +166,21 @@ EXPERIMENTS = (
            "numactl --localalloc and --interleave=all; same grid, steps and nodes; with one NUMA node (this "
            "machine, every virtual node) a policy moves no memory: the check records <policy>_over_unpinned "
            "NOT MEASURED with that reason and emits the cases' rates only; every case again on 1, 2, 4 ... nodes "
-           "in the same job (Fig. 7 (node curve))",
-       needs=TWO_NUMA),
+           "in the same job (Fig. 7 (node curve)); the paper's value stands beside the figure on 18 nodes only",
+       when=(ON_18, TWO_NUMA), curve=True),
     _e("000", "Fig. 7 (node curve)", "NUMA policy over node counts: local memory over none on 1, 2, 4 ... nodes",
        "like for like", "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_over_unpinned_*_nodes",
        how="the paper's curve of Mcells/s with and without the policy against 1-18 nodes (values printed for 18 "
            "only): the three cases on each count of 1, 2, 4 ... the partition's nodes in the one job, "
            "<policy>_over_unpinned_<n>_nodes and <policy>_mcells_per_s_<n>_nodes; with one NUMA node per node "
-           "every count's ratios are NOT MEASURED with the reason",
-       needs=TWO_NUMA),
+           "every count's ratios are NOT MEASURED with the reason; the paper's 18-node values stand beside "
+           "<figure>_18_nodes (Fig. 7 and its rows), its 4-node ratio beside <figure>_4_nodes (Fig. 11)"),
     _e("000", "Fig. 7 (with NUMA)", "NUMA policy: Mcells/s with local memory", "like for like",
        "FdtdNumaSweep", {"placement": "per-socket"}, "localalloc_mcells_per_s",
-       (P(5400, "Mcells/s", "18 nodes, numactl local memory"),), needs=TWO_NUMA),
+       (P(5400, "Mcells/s", "18 nodes, numactl local memory"),), when=(ON_18, TWO_NUMA), curve=True),
     _e("000", "Fig. 7 (without)", "NUMA policy: Mcells/s without a policy", "like for like",
        "FdtdNumaSweep", {"placement": "per-socket"}, "unpinned_mcells_per_s",
-       (P(3400, "Mcells/s", "18 nodes, no NUMA policy"),), needs=TWO_NUMA),
+       (P(3400, "Mcells/s", "18 nodes, no NUMA policy"),), when=(ON_18, TWO_NUMA), curve=True),
     _e("000", "Figs. 8-10", "reflector antenna fed by a dual-mode horn: geometry, return loss, directivity",
        "not reproducible",
        how="GEMS's antenna model (non-uniform 569x569x1144 mesh, TE11 horn excitation, far field) is not "
@@ -160,7 +188,9 @@ EXPERIMENTS = (
     _e("000", "Fig. 11", "binding x NUMA policy on 4 nodes (antenna model)", "instead",
        "FdtdNumaSweep", {"placement": "*"}, "localalloc_over_unpinned", (P(1.5, "x", "with NUMA over without, 4 nodes"),),
        how="the hollow PEC box instead of the antenna: every placement (per node, socket, core) as a parameter, "
-           "each comparing the memory policies in one job on all nodes", needs=TWO_NUMA),
+           "each comparing the memory policies in one job on all nodes; the paper's ratio is of 4 nodes: it stands "
+           "beside localalloc_over_unpinned on a partition of 4 nodes or beside localalloc_over_unpinned_4_nodes",
+       when=(C.exactly("nodes", 4), TWO_NUMA), curve=True, instead="the hollow PEC box for the antenna model"),
     _e("000", "Fig. 12", "18 vs 4 nodes: parallel efficiency about 90 % (2 h -> 23 min)", "instead",
        "FdtdNodeScaling", {}, "efficiency_vs_4_nodes",
        (P(90, "%", "18 nodes against 4 nodes, antenna model"),),
@@ -170,8 +200,9 @@ EXPERIMENTS = (
            "figure beside it) and records efficiency_vs_4_nodes NOT MEASURED; one node: its case only, efficiency "
            "NOT MEASURED; grid: the paper's cells per node at its baseline (569 x 569 x 1144 / 4 = 9.26e7) on the "
            "baseline's nodes, capped at a quarter of a node's available memory at 96 B per cell (the check records "
-           "the grid used; CI's smoke run takes 80^3)",
-       needs={"nodes": 5}),
+           "the grid used; CI's smoke run takes 80^3); the paper's 90 % is 18 nodes against 4: it stands beside "
+           "efficiency_vs_4_nodes of a run on 18 nodes only",
+       when=(ON_18,), instead="the hollow PEC box for the antenna model"),
     # ---------------------------------------------------------------- 001
     _e("001", "Fig. 1", "HDF5 write time vs N^3 for 1, 2, 4, 8 PEs, fitted (8 % fit error)", "like for like",
        "IoOutputPaper", {}, "hdf5_zlib_fit_rms_error",
@@ -182,7 +213,9 @@ EXPERIMENTS = (
            "dataset of 6-component records, chunked, shuffle + zlib (--hdf5-layout records), a point source at the "
            "centre of the first rank's block, every file fsync'ed inside the output time; the fit is "
            "yeebench.io_fits (least squares of t = a + b N^3 per rank count, where the paper fits a "
-           "Bezier-smoothed curve); extra cases: <format>-per-rank and hdf5-zlib-components"),
+           "Bezier-smoothed curve); extra cases: <format>-per-rank and hdf5-zlib-components; the paper fitted "
+           "1, 2, 4 and 8 processes: its 8 % stands beside a run of 8 ranks or more",
+       when=(C.at_least("ranks", 8),)),
     _e("001", "Fig. 2", "HDF5 write time extrapolated to 16 and 256 PEs", "like for like",
        "IoOutputPaper", {}, "hdf5_zlib_seconds_256_ranks", (),
        how="the per-rank-count fits at the largest N, carried over rank counts as a power law (our "
@@ -211,7 +244,7 @@ EXPERIMENTS = (
        how="below 1 HDF5 is faster; the paper found it above 1 with fewer than 16 processes; the crossing "
            "also needs > 1 GB of ASCII per step (-S sizes=paper); the figure at fewer ranks is recorded, "
            "without the paper's value beside it",
-       needs={"ranks": 16}),
+       when=(C.at_least("ranks", 16),)),
     _e("001", "text", "communication about 1/6 of computation, independent of the size", "like for like",
        "IoOutputPaper", {}, "halo_over_compute",
        (P(1 / 6, "x", "interface exchange time / computation time"),),
@@ -221,68 +254,91 @@ EXPERIMENTS = (
            "p<P>_n<N>_halo_over_compute for every rank count >= 2 and size (the paper: independent of N); "
            "the paper's ranks talked over Gigabit Ethernet, so its figure stands only beside ranks on 2 "
            "nodes or more",
-       needs={"nodes": 2}),
+       when=(C.at_least("nodes", 2),)),
     # ---------------------------------------------------------------- 002
     _e("002", "Fig. 1", "OSU latency vs message size between two nodes", "like for like",
        "OsuPt2Pt", {"benchmark": "osu_latency", "locality": "inter"}, "latency_1B",
        (P(3.19, "us", "1 byte, DDR InfiniBand"),),
-       how="blocking send/recv ping-pong (osu_latency); 4 KB: next row"),
+       how="blocking send/recv ping-pong (osu_latency); 4 KB: next row; the paper's buffers were host memory "
+           "(OsuPt2Pt buffers=device is another figure) over its MPI's InfiniBand path: its values stand beside "
+           "host buffers over UCX only",
+       when=OSU_002),
     _e("002", "Fig. 1 (4 KB)", "OSU latency at 4 KB between two nodes", "like for like",
        "OsuPt2Pt", {"benchmark": "osu_latency", "locality": "inter"}, "latency_4KB",
-       (P(11.75, "us", "4 KB, DDR InfiniBand"),)),
+       (P(11.75, "us", "4 KB, DDR InfiniBand"),), when=OSU_002),
     _e("002", "Fig. 2", "OSU uni-directional bandwidth vs message size", "like for like",
        "OsuPt2Pt", {"benchmark": "osu_bw", "locality": "inter"}, "peak_bw",
-       (P(1019, "MB/s", "max bandwidth, DDR InfiniBand"),)),
+       (P(1019, "MB/s", "max bandwidth, DDR InfiniBand"),), when=OSU_002),
     _e("002", "Fig. 3", "speedup with 2 vs 4 cores per node (4 per node 1.3x slower at 64)", "like for like",
        "FdtdPackingSweep", {"ranks": "64"}, "full_over_half_seconds",
        (P(1.3, "x", "time with 4 cores per node / 2 cores per node, 64 processes"),),
        how="one job per rank count (2 ... 64): the ranks on all cores of as few nodes as hold them and on half "
            "of each node's cores, the same flat grid split one way (ranks x 1 x 1, the paper's 4000 x 2000 x 1 "
-           "scaled to 800 x 400 x 4); the PEC box instead of the PIC code; other rank counts: ranks=*",
-       ci=CI_FEW_CORES),
+           "scaled to 800 x 400 x 4); the PEC box instead of the PIC code; other rank counts: ranks=*; the "
+           "paper's full packing spread 64 ranks over 16 nodes of 4 cores: its 1.3 stands beside a run whose full "
+           "packing spans 2 nodes or more (nodes of 32 cores or fewer), not one node against two",
+       ci=CI_FEW_CORES, when=(C.at_least("full_packing_nodes", 2),)),
     _e("002", "Fig. 3 (speedup)", "speedup against one process, 4 and 2 cores per node", "like for like",
        "FdtdPackingSweep", {"ranks": "*"}, "full_speedup",
        how="each rank count's job also runs one rank alone on the same grid: full_speedup (all cores of a node) "
            "and half_speedup (half of them) are that time over the case's; over the ranks=2 ... 64 jobs they "
            "are the paper's two curves"),
     _e("002", "Table 1 (8 bytes)", "bytes per step, 8 processes", "instead",
-       "FdtdMessageStats", {"ranks": "8"}, "halo_bytes_per_step", (P(196244, "B", "bytes per step, 8 processes"),),
-       how="the solver split along x (ranks x 1 x 1, the paper's 1-D decomposition) of a flat grid (the paper's 4000 x 2000 x 1 scaled to 800 x 400 x 4), half of each node's cores in use; fields only, no particles, so fewer bytes",
-       ci=CI_FEW_CORES),
+       "FdtdMessageStats", {"ranks": "8"}, "halo_bytes_per_rank_per_step_max", (P(196244, "B", "bytes per step, 8 processes"),),
+       how="the solver split along x (ranks x 1 x 1, the paper's 1-D decomposition) of a flat grid (the paper's "
+           "4000 x 2000 x 1 scaled to 800 x 400 x 4), half of each node's cores in use; fields only, no particles, "
+           "so fewer bytes; the paper counts bytes per process: halo_bytes_per_rank_per_step_max is the most "
+           "any rank sent a step (an inner rank of the split, two neighbours), _mean the mean over ranks, and "
+           "halo_bytes_per_step the sum over ranks (it grows with the ranks, the paper's does not)",
+       ci=CI_FEW_CORES, when=(), instead=BYTES_INSTEAD),
     _e("002", "Table 1 (8 latency)", "total message latency per step, 8 processes", "instead",
        "FdtdMessageStats", {"ranks": "8"}, "halo_ms_per_step", (P(7.4, "ms", "8 processes"),),
-       how="time in halo exchange per step on the slowest rank (pack, send, wait, unpack); also halo_messages_per_step, halo_us_per_message, run_seconds",
-       ci=CI_FEW_CORES),
+       how="time in halo exchange per step on the slowest rank (pack, send, wait, unpack); also "
+           "halo_messages_per_step, halo_us_per_message, run_seconds; the paper's is at 2 ranks per node (one "
+           "neighbour in another node): its values stand beside a run of 2 ranks per node only",
+       ci=CI_FEW_CORES, when=TABLE_002, instead=LATENCY_INSTEAD),
     _e("002", "Table 1 (8 run time)", "run time, 8 processes", "instead",
        "FdtdMessageStats", {"ranks": "8"}, "run_seconds", (P(3660, "s", "61 min, 8 processes, PIC code"),),
        how="the solver's whole run (timers' total) on the same job as the bytes and latency; a fields-only PEC box "
-           "of 800 x 400 x 4 cells for the paper's 4000 x 2000 x 1 grid with particles: the times are not comparable, "
-           "their trend over processes is",
-       ci=CI_FEW_CORES),
+           "of 800 x 400 x 4 cells and the check's 50 steps for the paper's 4000 x 2000 x 1 grid with particles "
+           "over its whole simulation: the times are not comparable (the report never prints them beside "
+           "run_seconds), their trend over processes is",
+       ci=CI_FEW_CORES, when=(C.one_of("code", "pic"),), instead=RUN_INSTEAD),
     _e("002", "Table 1 (16 bytes)", "bytes per step, 16 processes", "instead",
-       "FdtdMessageStats", {"ranks": "16"}, "halo_bytes_per_step", (P(194136, "B", "bytes per step, 16 processes"),),
-       ci=CI_FEW_CORES),
+       "FdtdMessageStats", {"ranks": "16"}, "halo_bytes_per_rank_per_step_max", (P(194136, "B", "bytes per step, 16 processes"),),
+       ci=CI_FEW_CORES, when=(), instead=BYTES_INSTEAD),
     _e("002", "Table 1 (16 latency)", "total message latency per step, 16 processes", "instead",
        "FdtdMessageStats", {"ranks": "16"}, "halo_ms_per_step", (P(6.4, "ms", "16 processes"),),
-       ci=CI_FEW_CORES),
+       ci=CI_FEW_CORES, when=TABLE_002, instead=LATENCY_INSTEAD),
     _e("002", "Table 1 (16 run time)", "run time, 16 processes", "instead",
        "FdtdMessageStats", {"ranks": "16"}, "run_seconds", (P(1980, "s", "33 min, 16 processes, PIC code"),),
        how="the solver's whole run (timers' total) on the same job as the bytes and latency; a fields-only PEC box "
-           "of 800 x 400 x 4 cells for the paper's 4000 x 2000 x 1 grid with particles: the times are not comparable, "
-           "their trend over processes is",
-       ci=CI_FEW_CORES),
+           "of 800 x 400 x 4 cells and the check's 50 steps for the paper's 4000 x 2000 x 1 grid with particles "
+           "over its whole simulation: the times are not comparable (the report never prints them beside "
+           "run_seconds), their trend over processes is",
+       ci=CI_FEW_CORES, when=(C.one_of("code", "pic"),), instead=RUN_INSTEAD),
     _e("002", "Table 1 (64 bytes)", "bytes per step, 64 processes", "instead",
-       "FdtdMessageStats", {"ranks": "64"}, "halo_bytes_per_step", (P(192436, "B", "bytes per step, 64 processes"),),
-       ci=CI_FEW_CORES),
+       "FdtdMessageStats", {"ranks": "64"}, "halo_bytes_per_rank_per_step_max", (P(192436, "B", "bytes per step, 64 processes"),),
+       ci=CI_FEW_CORES, when=(), instead=BYTES_INSTEAD),
     _e("002", "Table 1 (64 latency)", "total message latency per step, 64 processes", "instead",
        "FdtdMessageStats", {"ranks": "64"}, "halo_ms_per_step", (P(4.5, "ms", "64 processes"),),
-       ci=CI_FEW_CORES),
+       ci=CI_FEW_CORES, when=TABLE_002, instead=LATENCY_INSTEAD),
     _e("002", "Table 1 (64 run time)", "run time, 64 processes", "instead",
        "FdtdMessageStats", {"ranks": "64"}, "run_seconds", (P(600, "s", "10 min, 64 processes, PIC code"),),
        how="the solver's whole run (timers' total) on the same job as the bytes and latency; a fields-only PEC box "
-           "of 800 x 400 x 4 cells for the paper's 4000 x 2000 x 1 grid with particles: the times are not comparable, "
-           "their trend over processes is",
-       ci=CI_FEW_CORES),
+           "of 800 x 400 x 4 cells and the check's 50 steps for the paper's 4000 x 2000 x 1 grid with particles "
+           "over its whole simulation: the times are not comparable (the report never prints them beside "
+           "run_seconds), their trend over processes is",
+       ci=CI_FEW_CORES, when=(C.one_of("code", "pic"),), instead=RUN_INSTEAD),
+    _e("002", "text (MPI calls)", "about 7 MPI_Send, 1 MPI_Sendrecv and 1 MPI_Allreduce per time step", "instead",
+       "FdtdMessageStats", {"ranks": "*"}, "halo_messages_per_rank_per_step_max",
+       (P(8, "messages", "7 MPI_Send + 1 MPI_Sendrecv per process and step (and 1 MPI_Allreduce)"),),
+       how="the most halo messages any rank sent a step: one per neighbour along the split (2 for an inner rank "
+           "of the 1-D split), fields only; the paper's 7 sends carry fields and particles; its Allreduce has "
+           "no counterpart here (FdtdCollectiveProfile runs one every step: paper 004's rows); the paper's runs "
+           "had 8 processes or more, so every rank but two had two neighbours",
+       when=(C.at_least("ranks", 8),),
+       instead="the solver's halo messages of one process (fields only), not the PIC code's sends"),
     _e("002", "Fig. 4", "bytes exchanged per step over the simulated time", "not reproducible",
        how="the curve's variation (192 to 188 kB) comes from macro-particles crossing sub-domains; yee has no "
            "particles, so its bytes per step are the fixed field faces, one number per run (FdtdMessageStats "
@@ -320,7 +376,7 @@ EXPERIMENTS = (
     _e("003", "test 10", "MPI C and Fortran bindings over the network", "like for like",
        "AcceptanceMPIBindings", {"binding": "*"}, "",
        how="C, C++, Fortran mpi_f08 and mpi, all cores of all nodes; on one node the program still builds and "
-           "runs, but the messages never cross the network", needs={"nodes": 2}),
+           "runs, but the messages never cross the network", when=(C.at_least("nodes", 2),)),
     _e("003", "test 11", "network latency node to node (and VM to VM)", "like for like",
        "AcceptanceNetwork", {}, "latency_median",
        how="pair matrix over all nodes; VM to VM is out of reach (no VMs), the virtual cluster's "
@@ -347,7 +403,8 @@ EXPERIMENTS = (
        how="EMANE (5000 emulated radios in VMs) needs VMs and promiscuous interfaces; not part of the suite"),
     _e("003", "EL", "effectiveness level >= 97 % over 30 days", "like for like",
        "yeebench acceptance availability", {}, "el", (P(97, "%", "required availability over 30 days"),),
-       how="a command, not a check: EL from the site's availability log, also on the sign-off page",
+       how="a command, not a check: EL from the site's availability log, also on the sign-off page; a "
+           "requirement the site's own log is held to, beside no recorded row", when=(),
        ci="a command over a site's 30-day log, not a ReFrame check: make test-python runs it on sample logs "
           "that pass and fail 97 % (reframe/yeebench/acceptance/tests/test_acceptance_cli.py)"),
     _e("003", "Fig. 1", "power backplane trace (photograph)", "no measurement", how="photograph"),
@@ -364,9 +421,17 @@ EXPERIMENTS = (
        how="1, 2, 4 ... all cores, threads vs processes; Fig. 4's ASLR on/off as the full node of processes "
            "with and without `setarch -R` (processes_N_aslr_on, processes_N_aslr_off)"),
     _e("003", "NUMA distances", "numactl distances 10/16/20: remote 60-100 % more costly", "like for like",
-       "AcceptanceNUMACosts", {}, "remote_cost_max",
-       (P(60, "%", "remote memory cost at distance 16"),),
-       how="NOT MEASURED with one NUMA node"),
+       "AcceptanceNUMACosts", {}, "remote_cost_max", NUMA_COSTS,
+       how="the paper read its costs off the distance table (16/10: 60 %, 20/10: 100 %): the report prints the "
+           "same reading of the table the run recorded (numactl --hardware) beside the value of the table's "
+           "largest remote distance; NOT MEASURED with one NUMA node",
+       when=(), ours="distance_cost"),
+    _e("003", "NUMA distances (measured)", "remote memory cost measured: triad bandwidth, remote over local",
+       "instead", "AcceptanceNUMACosts", {}, "remote_cost_max", NUMA_COSTS,
+       how="remote_cost_max is a measured triad bandwidth cost (each NUMA node's cores to every node's memory), "
+           "a quantity the paper did not measure: beside it the paper's table reading stands as another quantity, "
+           "at the run's own largest distance only",
+       when=(), instead="a measured triad-bandwidth cost; the paper's figure is the distance table's ratio"),
     _e("003", "RDMA", "RoCE failing beyond two nodes", "not reproducible",
        how="no RDMA-capable Ethernet adapter; MPI over TCP is what the pair matrix measures"),
     # ---------------------------------------------------------------- 004
@@ -377,18 +442,22 @@ EXPERIMENTS = (
            "per collective implementation instead"),
     _e("004", "Fig. 5", "LS-DYNA with vs without FCA: +5 % at 8 nodes, +15 % at 16 nodes", "instead",
        "FdtdCollectiveProfile", {}, "*_over_tuned",
-       (P(1.15, "x", "with FCA over without, 16 nodes / 192 cores"),),
+       (P(1.0, "x", "with FCA over without, up to 4 nodes", (C.between("nodes", 2, 4),)),
+        P(1.05, "x", "with FCA over without, 8 nodes", (C.exactly("nodes", 8),)),
+        P(1.15, "x", "with FCA over without, 16 nodes / 192 cores", (C.exactly("nodes", 16),))),
        how="FCA, Core-Direct and switch multicast are Mellanox hardware offloads that no longer ship; "
            "the solver with `--energy-every 1` under Open MPI's coll components (tuned, han, basic, ucc "
            "where built; hcoll skipped where absent), speed over tuned on all the partition's nodes; "
-           "the curve over node counts is Fig. 5 (node curve)"),
+           "the curve over node counts is Fig. 5 (node curve); FCA offloads the collectives between nodes: "
+           "the paper's values stand beside its successors' figures (ucc, hcoll; han and basic are software "
+           "algorithms) on the node count of each (2 to 4, 8, 16), on all nodes or <impl>_over_tuned_<n>_nodes",
+       when=(OFFLOAD,), curve=True, instead="Open MPI's UCC or HCOLL in place of FCA, the PEC box for LS-DYNA"),
     _e("004", "Fig. 5 (node curve)", "with vs without FCA against node count: none to 4 nodes, +5 % at 8, +15 % at 16",
        "instead", "FdtdCollectiveProfile", {}, "*_over_tuned_*_nodes",
-       (P(1.0, "x", "with FCA over without, up to 4 nodes"), P(1.05, "x", "with FCA over without, 8 nodes"),
-        P(1.15, "x", "with FCA over without, 16 nodes / 192 cores")),
        how="every implementation on each count of 1, 2, 4 ... the partition's nodes in the one job, a rank per "
            "core: <impl>_over_tuned_<n>_nodes (speed over tuned on n nodes) and the MPI profile per count "
-           "(<impl>_allreduce_share_<n>_nodes, ...); the report draws the ratios against the node count"),
+           "(<impl>_allreduce_share_<n>_nodes, ...); the report draws the ratios against the node count; the "
+           "paper's values stand beside the points of their node counts (Fig. 5's row)"),
     _e("004", "Fig. 6", "Allreduce and Bcast time with vs without FCA (> 10 % less)", "instead",
        "OsuCollective", {"case": "allreduce:*"}, "latency_*",
        how="OSU allreduce/bcast over sizes and process counts per coll implementation (tuned, its forced "
@@ -430,24 +499,82 @@ def page_path(paper):
     return f"{PAGES_DIR}/{paper}.md"
 
 
-def needs_met(exp, hardware):
-    """Whether the recorded hardware of a case ({fact: count}) meets the row's needs (unknown: no)."""
-    return all(isinstance((hardware or {}).get(k), int) and hardware[k] >= v for k, v in exp.needs.items())
+def declaration_problems(experiments):
+    """One line per row that cannot be held to its figure: published values without declared conditions,
+    a condition naming a fact paper_conditions does not know, an `instead` pair without its reason."""
+    out = []
+    for exp in experiments:
+        name = f"{exp.paper} {exp.item}"
+        if exp.published and exp.when is None:
+            out.append(f"{name}: published values without declared conditions (when=)")
+        conditions = tuple(exp.when or ()) + tuple(c for pub in exp.published for c in pub.when)
+        for fact in paper_conditions.unknown_facts(conditions):
+            out.append(f"{name}: a condition names the unknown fact {fact!r} "
+                       f"(known: {', '.join(paper_conditions.FACTS)})")
+        if exp.status == "instead" and exp.published and not exp.instead:
+            out.append(f"{name}: an instead row with a published value says what its figure is of (instead=)")
+        if exp.ours and not callable(getattr(paper_conditions, exp.ours, None)):
+            out.append(f"{name}: ours={exp.ours!r} is no figure paper_conditions derives")
+    return out
 
 
-def _matches(exp, row, hardware=None):
-    if not exp.check or not exp.metric or not exp.published or not needs_met(exp, hardware):
+def _metric_matches(exp, metric):
+    if fnmatch.fnmatchcase(metric, exp.metric):
+        return True
+    # a node-curve twin: the same name with _<n>_nodes after it
+    return exp.curve and bool(re.fullmatch(re.escape(exp.metric).replace(r"\*", ".*") + r"_\d+_nodes", metric))
+
+
+def _selects(exp, row):
+    """Whether the row is the experiment's figure (its check, metric and parameters), whatever the run."""
+    if not exp.check or not exp.metric or not exp.published:
         return False
-    if not fnmatch.fnmatchcase(row["check"], exp.check) or not fnmatch.fnmatchcase(row["metric"], exp.metric):
+    if not fnmatch.fnmatchcase(row["check"], exp.check) or not _metric_matches(exp, row["metric"]):
         return False
     return all(fnmatch.fnmatchcase(str(row["parameters"].get(k, "")), v) for k, v in exp.params.items())
 
 
+def _unmet(conditions, facts):
+    return [c for c in conditions if not paper_conditions.met(c, facts)]
+
+
 def for_row(row, hardware=None):
-    """The published figures of the experiments a result row measures, each with its page; a row that
-    needs hardware (sockets, NUMA nodes, nodes) only where `hardware`, the case's recorded facts, has it."""
-    return [PaperFigure(exp.paper, exp.item, pub.value, pub.unit, pub.what, page_path(exp.paper), anchor(exp.item))
-            for exp in EXPERIMENTS if _matches(exp, row, hardware) for pub in exp.published]
+    """The papers' figures a result row measures, each with its page: the published value where the row
+    meets its conditions (exp.when and the value's own), else one figure with value None saying what the
+    figure needs (`needs`) and what this run had (`have`). `hardware`: the case's recorded facts
+    (observations['hardware']), with the run's NUMA distance table (numa_distances) where recorded."""
+    facts, out = paper_conditions.facts_of(row, hardware), []
+    for exp in (e for e in EXPERIMENTS if _selects(e, row)):
+        page = dict(paper=exp.paper, item=exp.item, page=page_path(exp.paper), anchor=anchor(exp.item),
+                    status=exp.status, instead=exp.instead)
+        ours = getattr(paper_conditions, exp.ours)(hardware) if exp.ours else None
+        shown = [pub for pub in exp.published if not _unmet(tuple(exp.when or ()) + pub.when, facts)]
+        if exp.ours and ours is None:
+            shown = []
+        for pub in shown:
+            out.append(PaperFigure(value=pub.value, unit=pub.unit, what=pub.what, ours=ours, **page))
+        if shown:
+            continue
+        needs, have = _needs_words(exp, facts, ours_missing=bool(exp.ours) and ours is None)
+        out.append(PaperFigure(value=None, unit="", what="", needs=needs, have=have, **page))
+    return out
+
+
+def _needs_words(exp, facts, ours_missing=False):
+    """('18 nodes, one rank per core', '1 node'): what the figure needs and what of it this run lacked."""
+    common = list(exp.when or ())
+    alternatives = [pub.when for pub in exp.published if pub.when]
+    words = [paper_conditions.describe(c) for c in common]
+    if alternatives:
+        words.append(" or ".join(", ".join(paper_conditions.describe(c) for c in alt) for alt in alternatives))
+    lacking = {c.fact for c in _unmet(common, facts)}
+    if alternatives:   # a fact lacks where no value's own conditions hold of it (16 nodes meets 1.15's)
+        lacking |= set.intersection(*({c.fact for c in _unmet(alt, facts)} for alt in alternatives))
+    if ours_missing:
+        lacking.add("numa_distance")
+        words = words or ["the distance table"]
+    have = ", ".join(paper_conditions.have_words(f, facts) for f in sorted(lacking, key=list(paper_conditions.FACTS).index))
+    return ", ".join(words), have
 
 
 def _fmt(value):
@@ -458,11 +585,29 @@ def _cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _conditions(exp):
+    """The published values' conditions in words, for the page."""
+    if not exp.published:
+        return ""
+    if exp.when is None:
+        return "no conditions declared"
+    words = [paper_conditions.describe(c) for c in exp.when]
+    for pub in exp.published:
+        if pub.when:
+            words.append(f"{_fmt(pub.value)} {pub.unit} on " + ", ".join(paper_conditions.describe(c) for c in pub.when))
+    return ("published values beside a run with " + "; ".join(words)) if words else "published values beside any run"
+
+
 def _how(exp):
     ci = f"not in CI: {exp.ci}" if exp.ci else ""
-    needs = ("needs " + " and ".join(f"{v} {FACT_WORDS[k]} or more" for k, v in exp.needs.items())
-             + " (else NOT MEASURED, no published figure beside it)") if exp.needs else ""
-    return "; ".join(t for t in (exp.how, needs, ci) if t) or "-"
+    instead = f"instead: {exp.instead}" if exp.instead else ""
+    return "; ".join(t for t in (exp.how, instead, _conditions(exp), ci) if t) or "-"
+
+
+def _metric_cell(exp):
+    if not exp.metric:
+        return "-"
+    return f"`{exp.metric}`" + (f" and `{exp.metric}_<n>_nodes`" if exp.curve else "")
 
 
 def render_table(paper):
@@ -474,7 +619,7 @@ def render_table(paper):
         published = "; ".join(f"{_fmt(p.value)} {p.unit} ({p.what})" for p in exp.published)
         lines.append("| " + " | ".join(_cell(c) for c in (
             exp.item, exp.title, exp.status, f"`{exp.check}`" if exp.check else "-",
-            params or "-", f"`{exp.metric}`" if exp.metric else "-", published or "-", _how(exp))) + " |")
+            params or "-", _metric_cell(exp), published or "-", _how(exp))) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -501,6 +646,10 @@ def main(argv=None):
     mode.add_argument("--check", action="store_true", help="exit 1 when a page's table differs from the data")
     mode.add_argument("--write", action="store_true", help="rewrite each page's table from the data")
     args = ap.parse_args(argv)
+    problems = declaration_problems(EXPERIMENTS)
+    if problems:
+        print("paper_figures: error: " + "; ".join(problems), file=sys.stderr)
+        return 2
     stale = []
     for paper in papers():
         path = Path(args.pages_dir) / f"{paper}.md"

@@ -166,9 +166,13 @@ def _summary(run, verdicts, pooled=None):
 
 
 def _hardware_by_testcase(run):
-    """{testcase: the hardware facts its check recorded} (observations['hardware']), from the provenance."""
+    """{testcase: the hardware facts its check recorded} (observations['hardware']), from the provenance;
+    under RUN_FACTS the run's own facts: its NUMA distance table (`numactl --hardware`), where recorded."""
     out = {}
     for prov in run.provenances:
+        table = (prov.get("topology") or {}).get("numa_distances")
+        if table and RUN_FACTS not in out:
+            out[RUN_FACTS] = {"numa_distances": table}
         for case in (prov.get("observations") or {}).get("cases", []):
             facts = case.get("facts") if isinstance(case, dict) else None
             if isinstance(facts, dict) and isinstance(facts.get("hardware"), dict):
@@ -176,21 +180,38 @@ def _hardware_by_testcase(run):
     return out
 
 
+RUN_FACTS = object()   # the key of a run's own facts in _hardware_by_testcase's answer
+
+
 def _published(groups, hardware=None):
     """Every published figure the check's rows measure, each beside this system's median for that case
-    (a comparison check records several: each placement's rate, their ratio); a figure that needs
-    hardware the case did not have (one socket, one NUMA node, one node) is never printed."""
-    out, seen = [], set()
+    (a comparison check records several: each placement's rate, their ratio). A figure whose conditions
+    the case does not meet (paper_figures: node count, sockets, buffers, ...) is never printed: in its place
+    one line per figure says what it needs and what the run had. An `instead` pair carries its reason."""
+    out, seen, needs = [], set(), OrderedDict()
+    hardware = hardware or {}
     for _, rows in groups:
-        for p in paper_figures.for_row(rows[0], (hardware or {}).get(rows[0].get("testcase"))):
-            key = (p.paper, p.item, p.what, tuple(sorted(rows[0]["parameters"].items())))
+        row = rows[0]
+        facts = dict(hardware.get(RUN_FACTS) or {}, **(hardware.get(row.get("testcase")) or {}))
+        for p in paper_figures.for_row(row, facts):
+            common = {"paper": p.paper, "item": p.item, "href": f"{p.page}#{p.anchor}",
+                      "instead": p.instead if p.status == "instead" else ""}
+            if p.value is None:
+                have = needs.setdefault((p.paper, p.item, p.needs), dict(common, needs=p.needs, have=[]))["have"]
+                if p.have not in have:
+                    have.append(p.have)
+                continue
+            key = (p.paper, p.item, p.what, row["metric"], tuple(sorted(row["parameters"].items())))
             if key in seen:
                 continue
             seen.add(key)
-            out.append({"paper": p.paper, "item": p.item, "value": _fmt(float(p.value)), "unit": p.unit,
-                        "what": p.what, "href": f"{p.page}#{p.anchor}", "metric": rows[0]["metric"],
-                        "ours": _fmt(quick_stats.median([r["value"] for r in rows])), "ours_unit": rows[0]["unit"] or ""})
-    return out
+            ours = p.ours if p.ours is not None else quick_stats.median([r["value"] for r in rows])
+            out.append(dict(common, value=_fmt(float(p.value)), unit=p.unit, what=p.what,
+                            metric="the run's NUMA distance table" if p.ours is not None else row["metric"],
+                            ours=_fmt(ours), ours_unit=p.unit if p.ours is not None else row["unit"] or ""))
+    shown = {(p["paper"], p["item"]) for p in out}
+    return out + [dict(n, have="; ".join(n["have"])) for (paper, item, _), n in needs.items()
+                  if (paper, item) not in shown]
 
 
 def _at_largest(key, cases, param):

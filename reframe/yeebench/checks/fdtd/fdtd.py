@@ -1,9 +1,10 @@
-"""FDTD scaling (papers 000 and 002): the solver over ranks x threads.
+"""FDTD scaling (paper 000): the solver over ranks x threads.
 
   FdtdStrongScaling  one grid, 1..N cores as ranks x threads
   FdtdWeakScaling    a fixed number of cells per core
   FdtdJobBalance     paper 000 Fig. 5: one node, 1/4 .. 2x as many ranks as cores
-  FdtdPacking        paper 002: the same rank count packed full / half / quarter per node
+  FdtdPacking        a node's worth of ranks (3-D automatic split) packed full / half / quarter
+                     per node; paper 002's Fig. 3 is FdtdPackingSweep (fdtd_messages.py)
 FOMs: Mcells/s, parallel efficiency against a 1-core run in the same job (%),
 and the share of time in halo exchange (%).  Sanity: the solver's energy and
 checksum are finite and its run is valid (for the baseline run too).
@@ -212,7 +213,8 @@ class FdtdJobBalance(FdtdBase):
 
 @rfm.simple_test
 class FdtdPacking(FdtdBase):
-    '''Paper 002: a node's worth of ranks packed fully, on half or a quarter of each node's cores.'''
+    '''A node's worth of ranks (3-D automatic split) on all, half or a quarter of each node's cores; not
+    paper 002's Fig. 3, which is FdtdPackingSweep (its 1-D split over rank counts, full against half).'''
 
     packing = parameter(['full', 'half', 'quarter'])
 

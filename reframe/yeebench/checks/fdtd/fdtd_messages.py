@@ -1,4 +1,4 @@
-"""Paper 002's comparisons: packing over rank counts, the solver's message statistics, message size vs time.
+"""Paper 002's comparisons: packing over rank counts, the solver's message statistics; and message size vs time.
 
   FdtdPackingSweep %ranks   Fig. 3: `ranks` single-threaded ranks packed on all cores of as few
                             nodes as hold them (`full`) and on half of each node's cores (`half`,
@@ -19,8 +19,9 @@
                             Table 1 counts bytes), halo_ms_per_step (time in exchange per
                             step, the paper's "total latency"), halo_us_per_message, run_seconds,
                             halo_over_compute (x; paper 001: about 1/6).
-  HaloMessageSizes          Fig. 4: the `halo` probe over face sizes on 2 ranks (on 2 nodes where
-                            the partition has them): halo_us_<bytes>B per exchange.
+  HaloMessageSizes          the `halo` probe over face sizes on 2 ranks (on 2 nodes where the
+                            partition has them): halo_us_<bytes>B per exchange; no figure of paper
+                            002 (its Fig. 4, bytes per step over time, is not reproducible).
 """
 
 import reframe as rfm
@@ -159,7 +160,8 @@ class FdtdMessageStats(SolverCheck):
 
 @rfm.simple_test
 class HaloMessageSizes(YeebenchCheck):
-    '''Paper 002 Fig. 4: time per halo exchange against message size (the `halo` probe).'''
+    '''Time per halo exchange against message size (the `halo` probe); not paper 002's Fig. 4 (bytes per
+    step over simulated time, not reproducible without particles).'''
 
     probes = fixture(ProbeBinaries, scope='environment')
 

@@ -93,26 +93,40 @@ def test_every_table_and_figure_of_the_papers_has_a_row():
         assert not missing, f"paper {paper}: no row for {sorted(missing)}"
 
 
+def _shown(figures):
+    return [f.value for f in figures if f.value is not None]
+
+
 def test_for_row_gives_the_published_value_and_its_page():
-    row = {"check": "FdtdBindingSweep", "metric": "per_core_mcells_per_s", "parameters": {}}   # needs nothing
+    row = {"check": "FdtdBindingSweep", "metric": "per_core_mcells_per_s_18_nodes", "parameters": {}}
     (fig,) = pf.for_row(row)
     assert (fig.paper, fig.value, fig.unit, fig.page, fig.anchor) == (
         "000", 2700, "Mcells/s", "reframe/papers/000.md", "fig-6-per-core")
     assert pf.for_row(dict(row, metric="halo_share")) == []
     # a published value belongs to its case: paper 002's 8-process bytes only beside ranks=8
-    stats = {"check": "FdtdMessageStats", "metric": "halo_bytes_per_step", "parameters": {"ranks": 8}}
-    assert [f.value for f in pf.for_row(stats)] == [196244]
+    stats = {"check": "FdtdMessageStats", "metric": "halo_bytes_per_rank_per_step_max", "parameters": {"ranks": 8}}
+    assert _shown(pf.for_row(stats)) == [196244]
     assert pf.for_row(dict(stats, parameters={"ranks": 4})) == []
+    # the sum over ranks is not the paper's per-process figure: nothing beside it
+    assert pf.for_row(dict(stats, metric="halo_bytes_per_step")) == []
+
+
+def test_a_figure_the_run_cannot_match_says_what_it_needs():
+    one_node = {"check": "FdtdBindingSweep", "metric": "per_core_mcells_per_s",
+                "parameters": {"num_tasks": 2, "num_tasks_per_node": 2}}
+    (fig,) = pf.for_row(one_node)
+    assert fig.value is None and (fig.needs, fig.have) == ("18 nodes, one rank per core", "1 node")
 
 
 def test_paper_001s_16_rank_finding_and_one_sixth_only_beside_the_hardware_they_need():
     finding = {"check": "IoOutputPaper", "metric": "hdf5_zlib_over_binary", "parameters": {}}
     one_node = {"sockets_per_node": 1, "numa_nodes_per_node": 1, "nodes": 1, "ranks": 2}
-    assert pf.for_row(finding, one_node) == [] and pf.for_row(finding) == []
-    assert [f.value for f in pf.for_row(finding, dict(one_node, ranks=16))] == [1.0]
+    assert _shown(pf.for_row(finding, one_node)) == [] and _shown(pf.for_row(finding)) == []
+    assert [f.have for f in pf.for_row(finding, one_node)] == ["2 ranks"]
+    assert _shown(pf.for_row(finding, dict(one_node, ranks=16))) == [1.0]
     share = {"check": "IoOutputPaper", "metric": "halo_over_compute", "parameters": {}}
-    assert pf.for_row(share, one_node) == []
-    assert [round(f.value, 4) for f in pf.for_row(share, dict(one_node, nodes=2))] == [0.1667]
+    assert _shown(pf.for_row(share, one_node)) == []
+    assert [round(v, 4) for v in _shown(pf.for_row(share, dict(one_node, nodes=2)))] == [0.1667]
 
 
 def test_report_links_the_published_figure_to_its_page(tmp_path):
@@ -124,12 +138,12 @@ def test_report_links_the_published_figure_to_its_page(tmp_path):
     proc = run_cli("results", "report", run, "-o", out)
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
-    assert '<a href="reframe/papers/000.md#fig-7-with-numa">paper 000, Fig. 7 (with NUMA)</a>: <b>5400</b>' not in text
     link = '<a href="reframe/papers/000.md#fig-7-with-numa">paper 000, Fig. 7 (with NUMA)</a>: <b>5400</b>'
-    two_numa = {"sockets_per_node": 2, "numa_nodes_per_node": 2, "nodes": 1}
+    assert link not in text
+    two_numa = {"sockets_per_node": 2, "numa_nodes_per_node": 2, "nodes": 18}
     for name, hardware, shown in (("r2", two_numa, True), ("r3", dict(two_numa, numa_nodes_per_node=1), False),
-                                  ("r4", None, False)):
-        # Fig. 7 needs 2 NUMA nodes: with one (or no record of the hardware) the published value is never shown
+                                  ("r4", dict(two_numa, nodes=1), False), ("r5", None, False)):
+        # Fig. 7 needs 18 nodes of 2 NUMA nodes: elsewhere (or with no record) the published value is never shown
         run = synthetic_run(tmp_path, name, {"localalloc_mcells_per_s": [2000, 2100]}, check="FdtdNumaSweep",
                             params={"placement": "per-socket"}, directions={"localalloc_mcells_per_s": "higher"},
                             units={"localalloc_mcells_per_s": "Mcells/s"}, hardware=hardware)
@@ -140,6 +154,9 @@ def test_report_links_the_published_figure_to_its_page(tmp_path):
         assert ("5400" in text) is shown, name
         if shown:
             assert "here localalloc_mcells_per_s <b>2050</b> Mcells/s" in text
+        else:
+            assert "needs 18 nodes, 2 NUMA nodes per node or more" in text, name
+            assert ("(this run: 1 node)" in text) is (name == "r4"), name
 
 
 def test_a_comparison_that_cannot_differ_has_no_published_figure():
@@ -149,10 +166,10 @@ def test_a_comparison_that_cannot_differ_has_no_published_figure():
                           ("FdtdBindingSweep", "per_node_mcells_per_s"), ("FdtdNumaSweep", "localalloc_over_unpinned"),
                           ("FdtdNodeScaling", "efficiency_vs_4_nodes")):
         row = {"check": check, "metric": metric, "parameters": {"placement": "per-socket"}}
-        assert pf.for_row(row, one) == [] and pf.for_row(row) == [], (check, metric)
-        assert pf.for_row(row, two), (check, metric)
-    every_row_with_needs_states_them = [e for e in pf.EXPERIMENTS if e.needs and "or more" not in pf._how(e)]
-    assert not every_row_with_needs_states_them
+        assert _shown(pf.for_row(row, one)) == [] and _shown(pf.for_row(row)) == [], (check, metric)
+        assert _shown(pf.for_row(row, two)), (check, metric)
+    unstated = [f"{e.paper} {e.item}" for e in pf.EXPERIMENTS if e.published and "beside" not in pf._how(e)]
+    assert not unstated, unstated
 
 
 def test_every_named_check_exists_in_the_check_files():

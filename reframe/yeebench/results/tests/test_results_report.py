@@ -132,16 +132,18 @@ def test_report_escapes_what_it_is_given(tmp_path):
 
 def test_summary_puts_the_papers_figure_beside_ours():
     from yeebench.results import report
-    # the paper's figure is between two nodes: only the inter-node osu_latency case carries it
-    inter = {"benchmark": "osu_latency", "locality": "inter"}
-    rows = _rows("r", [("OsuPt2Pt", dict(inter, transport="shm"), "latency_1B", "us", "lower", [0.4, 0.5]),
-                       ("OsuPt2Pt", dict(inter, transport="tcp"), "latency_1B", "us", "lower", [9, 10]),
-                       ("OsuPt2Pt", dict(inter, transport="shm"), "peak_bw", "MB/s", "higher", [9000])])
+    # the paper's figure is between two nodes, host buffers over its InfiniBand path (UCX here): only the
+    # inter-node osu_latency case over ucx carries it; the tcp case gets what the figure needs instead
+    inter = {"benchmark": "osu_latency", "locality": "inter", "buffers": "host", "num_tasks": 2, "num_tasks_per_node": 1}
+    rows = _rows("r", [("OsuPt2Pt", dict(inter, transport="ucx"), "latency_1B", "us", "lower", [0.4, 0.5]),
+                       ("OsuPt2Pt", dict(inter, transport="ob1-tcp"), "latency_1B", "us", "lower", [9, 10]),
+                       ("OsuPt2Pt", dict(inter, transport="ucx"), "peak_bw", "MB/s", "higher", [9000])])
     (line,) = report._summary(sources.RowSource("r", rows, []), {})
-    assert line["metric"] == "latency_1B" and line["value"] == "0.45" and "transport=shm" in line["case"]
-    # the paper's figure beside each case that measures it (one per transport here)
-    assert [(p["paper"], p["value"], p["ours"]) for p in line["papers"]] == [("002", "3.19", "0.45"),
-                                                                            ("002", "3.19", "9.5")]
+    assert line["metric"] == "latency_1B" and line["value"] == "0.45" and "transport=ucx" in line["case"]
+    assert [(p["paper"], p["value"], p["ours"]) for p in line["papers"]] == [("002", "3.19", "0.45")]
+    (line,) = report._summary(sources.RowSource("r", [r for r in rows if r["parameters"]["transport"] != "ucx"], []), {})
+    (needs,) = line["papers"]
+    assert (needs["item"], needs["have"]) == ("Fig. 1", "transport ob1-tcp") and "3.19" not in str(needs)
 
 
 def _chromium():
