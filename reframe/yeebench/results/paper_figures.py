@@ -591,6 +591,11 @@ def _conditions(exp):
         return ""
     if exp.when is None:
         return "no conditions declared"
+    if " " in exp.check:
+        return "a requirement, printed beside no recorded row"
+    never = [c for c in exp.when if c.fact == "code" and "yee" not in (c.value if c.op == "in" else (c.value,))]
+    if never:
+        return "published values beside no run of this suite: they need " + paper_conditions.describe(never[0])
     words = [paper_conditions.describe(c) for c in exp.when]
     for pub in exp.published:
         if pub.when:

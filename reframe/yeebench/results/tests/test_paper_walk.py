@@ -104,6 +104,11 @@ def test_a_needs_line_names_what_the_run_lacked():
     fig5 = next(e for e in pf.EXPERIMENTS if (e.paper, e.item) == ("004", "Fig. 5"))
     (line,) = _lines(fig5, fixture, 8 + 1)
     assert line["needs"].endswith("2 to 4 nodes or 8 nodes or 16 nodes") and line["have"] == "9 nodes"
+    fig3 = next(e for e in pf.EXPERIMENTS if (e.paper, e.item) == ("002", "Fig. 3"))
+    row = _row(fig3, fixture, 2)
+    wide = dict(row, parameters=dict(row["parameters"], num_tasks=128, num_tasks_per_node=64))  # 64-core nodes
+    (line,) = report._published([(None, [wide])], _hardware(wide, 2))
+    assert (line["needs"], line["have"]) == ("2 nodes under full packing or more", "1 node under full packing")
     run_time = next(e for e in pf.EXPERIMENTS if e.item == "Table 1 (8 run time)")
     (line,) = _lines(run_time, fixture, 4)
     assert line["have"] == "a fields-only solver run of 20 steps" and "61 min" not in json.dumps(line)
