@@ -126,3 +126,19 @@ def test_the_seed_fixes_the_crafted_reports():
         rng = random.Random(7)
         texts.append([mutations.report_text(rng, mutations.mutate_report(rng, json.loads(seed))) for _ in range(5)])
     assert texts[0] == texts[1] and len(set(texts[0])) == 5
+
+
+def test_the_table_counts_commands_and_problems_per_class(monkeypatch, tmp_path):
+    fuzz = _fuzz(tmp_path)
+    case = fuzz.case_dir("c")
+    fuzz.current_class = "outputs"
+    _stand_in(monkeypatch, lambda argv: 3)
+    fuzz.check("three", ["x"], case, {0, 2}, refuse=True)
+    _stand_in(monkeypatch, lambda argv: 0)
+    fuzz.check("fine", ["x"], case, {0, 2})
+    table = fuzz.table().splitlines()
+    kinds = table[0].split()[3:]
+    row = table[1].split()
+    assert row[:3] == ["outputs", "2", "1"]
+    counted = dict(zip(kinds, map(int, row[3:])))
+    assert counted["exit-code"] == 1 and counted["not-2"] == 1 and sum(counted.values()) == 2

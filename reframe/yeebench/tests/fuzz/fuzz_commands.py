@@ -61,6 +61,8 @@ class Fuzz:
         self.rng = random.Random(seed)
         self.deadline = time.monotonic() + budget_s
         self.failures, self.ran, self.left_out = [], 0, 0
+        self.current_class = "setup"
+        self.tally = {}      # class -> {"ran": n, kind of problem -> commands with it}
         self.outside = self.root / "outside"
         sf.prepare_outside(str(self.outside))
         self.jobs = self.root / "jobs"
@@ -91,6 +93,8 @@ class Fuzz:
         prints = {str(g): sf.fingerprint(str(g)) for g in guards}
         outcome = forked.run(argv, str(cwd), timeout, env)
         self.ran += 1
+        counts = self.tally.setdefault(self.current_class, {"ran": 0})
+        counts["ran"] += 1
         problems = []
         if outcome.hung:
             problems.append(f"hung: killed after {timeout} s")
@@ -114,6 +118,9 @@ class Fuzz:
                 problems.append(f"replaced or changed {path}")
         if problems:
             self.failures.append((label, argv, problems, outcome.err.strip()[-1200:]))
+            counts["failed"] = counts.get("failed", 0) + 1
+            for kind in {_problem_kind(p) for p in problems}:
+                counts[kind] = counts.get(kind, 0) + 1
         return outcome
 
     # -- fixtures ---------------------------------------------------------------------------------
@@ -290,8 +297,31 @@ class Fuzz:
             if err:
                 print("  " + err.replace("\n", "\n  ")[-1200:])
         note = f", {self.left_out} left out at the time budget" if self.left_out else ""
+        print(self.table())
         print(f"fuzz: {self.ran} commands, {len(self.failures)} failed{note}")
         return 1 if self.failures else 0
+
+    def table(self):
+        """Commands per class and, per kind of problem, how many showed it (a command may show several)."""
+        head = f"{'class':<10} {'commands':>8} {'failed':>6}  " + " ".join(f"{k:>9}" for k in PROBLEM_KINDS)
+        lines = [head]
+        for name, counts in self.tally.items():
+            lines.append(f"{name:<10} {counts['ran']:>8} {counts.get('failed', 0):>6}  "
+                         + " ".join(f"{counts.get(k, 0):>9}" for k in PROBLEM_KINDS))
+        return "\n".join(lines)
+
+
+#: Kinds of problem in the table, by the first words of the problem's text.
+PROBLEM_KINDS = ("hung", "signal", "traceback", "exit-code", "no-1-line", "not-2", "outside", "replaced")
+
+
+def _problem_kind(problem):
+    for prefix, kind in (("hung", "hung"), ("died of signal", "signal"), ("printed a traceback", "traceback"),
+                         ("exit 2 without", "no-1-line"), ("exit", "exit-code"), ("wrote outside", "outside"),
+                         ("replaced", "replaced")):
+        if problem.startswith(prefix):
+            return "not-2" if "where a refusal" in problem else kind
+    return "other"
 
 
 # -- the damages of class 2: each breaks one thing in a copy of the base tree ---------------------------
@@ -404,6 +434,7 @@ def main(argv=None):
         chosen = args.classes.split(",")
         for name in CLASSES:
             if name in chosen:
+                fuzz.current_class = name
                 CLASSES[name](fuzz, run, tree, args)
         code = fuzz.summary()
     finally:
