@@ -197,7 +197,7 @@ def test_the_figure_draws_both_curves_and_marks_the_regressed_size(tmp_path):
     base = store.load_run(_run(tmp_path, "base", _curve())).rows
     cand = store.load_run(_run(tmp_path, "cand", _curve(worse={65536: 1.4, 128: 1.4}))).rows
     judged = size_curves._judged(cand, base)
-    assert {k[2] for k, (verdict, _, _) in judged.items() if verdict == "regressed"} == {128, 65536}
+    assert {k[2] for k, (mark, _) in judged.items() if mark == "regressed"} == {128, 65536}
     sources = [common.Source("cand", cand, False), common.Source("baseline", base, True)]
     drawn = size_curves.draw("OsuPt2Pt", sources, tmp_path / "png")
     assert len(drawn.paths) == 1 and drawn.paths[0].stat().st_size > 0 and not drawn.notes
