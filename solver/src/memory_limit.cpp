@@ -192,7 +192,7 @@ double rank_memory_need(const Options& o, int rank, int ranks) {
   if (o.output != "none") {
     const double comps = double(o.output_fields.size());
     bytes += comps * own * word;  // the copies the writer takes of the owned cells
-    if (o.output_strategy == "root" && rank == 0)  // the gathered global fields and a staging array
+    if ((o.output_strategy == "root" || o.output_strategy == "root-per-rank") && rank == 0)  // gathered fields + staging
       bytes += (comps + 1.0) * double(o.n[0]) * double(o.n[1]) * double(o.n[2]) * word;
   }
   bytes += double(o.steps) * double(o.probes.size()) * 8.0;

@@ -177,11 +177,16 @@ const std::vector<Flag>& flags() {
        [](Options& o, const std::string& v) { io::set_output_fields(o, v); }},
       {"output-dir", "DIR", "directory for field output, created if missing (default yee-output)",
        [](Options& o, const std::string& v) { o.output_dir = v; }},
-      {"output-strategy", "root|per-rank|shared", "root: gather to rank 0, one file; per-rank: one file per rank; "
-                                                   "shared: one HDF5 file written collectively (default root)",
+      {"output-strategy", "root|root-per-rank|per-rank|shared",
+       "root: gather to rank 0, one file; root-per-rank: rank 0 writes one file per rank's block; per-rank: every "
+       "rank writes its own file; shared: one HDF5 file written collectively (default root)",
        [](Options& o, const std::string& v) {
-         o.output_strategy = one_of("output-strategy", v, {"root", "per-rank", "shared"});
+         o.output_strategy = one_of("output-strategy", v, {"root", "root-per-rank", "per-rank", "shared"});
        }},
+      {"ascii-layout", "indices|coordinates", "ASCII rows: global indices i j k and shortest decimals, or the "
+                                              "cell's coordinates x y z in metres and fixed-width exponent "
+                                              "notation (paper 001) (default indices)",
+       [](Options& o, const std::string& v) { o.ascii_layout = one_of("ascii-layout", v, {"indices", "coordinates"}); }},
       {"hdf5-chunk", "auto|none|CIxCJxCK", "HDF5 chunk shape (auto: chunked only when compressing) (default auto)",
        [](Options& o, const std::string& v) { io::set_hdf5_chunk(o, v); }},
       {"hdf5-compress", "none|deflate[:L]", "HDF5 compression: shuffle + deflate at level L (default none)",
@@ -385,6 +390,7 @@ struct Dependency {
 
 bool writes_fields(const Options& o) { return o.output != "none"; }
 bool writes_hdf5(const Options& o) { return o.output == "hdf5"; }
+bool writes_ascii(const Options& o) { return o.output == "ascii"; }
 bool has_probes(const Options& o) { return !o.probes.empty(); }
 bool has_source(const Options& o) { return o.source != "none"; }
 bool places_something(const Options& o) { return o.source != "none" || o.init_mode == "pulse"; }
@@ -412,6 +418,7 @@ const Dependency kDependencies[] = {
     {"output-strategy", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
     {"overwrite", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
     {"output-fsync", writes_fields, output_setting, "it needs --output ascii|binary|hdf5"},
+    {"ascii-layout", writes_ascii, output_setting, "it needs --output ascii"},
     {"hdf5-chunk", writes_hdf5, output_setting, "it needs --output hdf5"},
     {"hdf5-compress", writes_hdf5, output_setting, "it needs --output hdf5"},
     {"hdf5-layout", writes_hdf5, output_setting, "it needs --output hdf5"},

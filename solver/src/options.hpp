@@ -41,7 +41,9 @@ struct Options {
   long output_every = 1;                // write after every N-th step
   std::vector<int> output_fields{0, 1, 2, 3, 4, 5};  // Component ids, in the order given
   std::string output_dir = "yee-output";
-  std::string output_strategy = "root"; // root | per-rank | shared
+  std::string output_strategy = "root"; // root | root-per-rank | per-rank | shared
+  std::string ascii_layout = "indices"; // indices: i j k, shortest decimals | coordinates: x y z (m),
+                                        // fixed-width exponent notation (paper 001)
   std::string hdf5_chunk = "auto";      // auto | none | CIxCJxCK
   int hdf5_deflate = -1;                // -1: no compression, else zlib level 0..9 (with shuffle)
   std::string hdf5_layout = "components"; // components: one dataset per component | records: one

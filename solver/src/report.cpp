@@ -99,6 +99,7 @@ std::string report_json(const ReportContext& ctx) {
     << ", \"source\": " << num(ph[kSource]) << ", \"halo\": " << num(ph[kHalo]) << ", \"reduce\": " << num(ph[kReduce])
     << ", \"diag\": " << num(ph[kDiag]) << ", \"io\": " << num(ph[kIo]) << ", \"total\": " << num(total) << "}"
     << ", \"seconds_mean\": " << phases_json(r.mean_seconds.seconds, r.mean_total_seconds)
+    << ", \"update_spread\": {\"min\": " << num(r.update_min) << ", \"stddev\": " << num(r.update_stddev) << "}"
     << ", \"bytes_per_cell\": " << bpc << ", \"achieved_gbs\": " << num(double(bpc) * updates / total / 1e9)
     << ", \"halo_bytes\": " << num(r.halo_bytes) << ", \"halo_bytes_per_step\": " << num(r.halo_bytes / double(o.steps))
     << ", \"halo_share\": " << num(total > 0 ? ph[kHalo] / total : 0.0)

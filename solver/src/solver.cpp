@@ -414,6 +414,15 @@ void collect_timings(MPI_Comm cart, const PhaseTimers& tm, double loop, const Ha
   MPI_Reduce(&loop, &res.mean_total_seconds, 1, MPI_DOUBLE, MPI_SUM, 0, cart);
   for (double& s : res.mean_seconds.seconds) s /= double(size);
   res.mean_total_seconds /= double(size);
+  // the spread of the computation over ranks: min and the sum of squares, for the standard deviation
+  const double upd = tm.seconds[kUpdateH] + tm.seconds[kUpdateE] + tm.seconds[kUpdateFused] + tm.seconds[kSource];
+  const double sq = upd * upd;
+  double sum_sq = 0.0;
+  MPI_Reduce(&upd, &res.update_min, 1, MPI_DOUBLE, MPI_MIN, 0, cart);
+  MPI_Reduce(&sq, &sum_sq, 1, MPI_DOUBLE, MPI_SUM, 0, cart);
+  const double m = res.mean_seconds.seconds[kUpdateH] + res.mean_seconds.seconds[kUpdateE] +
+                   res.mean_seconds.seconds[kUpdateFused] + res.mean_seconds.seconds[kSource];
+  res.update_stddev = std::sqrt(std::max(0.0, sum_sq / double(size) - m * m));
   MPI_Allreduce(MPI_IN_PLACE, &loop, 1, MPI_DOUBLE, MPI_MAX, cart);
   res.total_seconds = loop;
   double hb = halo.bytes_sent() - bytes_before_loop;

@@ -18,6 +18,8 @@ struct RunResult {
   double total_seconds = 0.0;        // time-stepping loop, max over ranks
   PhaseTimers mean_seconds;          // mean over ranks per phase (an MPI profile's view: phases add up)
   double mean_total_seconds = 0.0;   // the loop, mean over ranks
+  double update_min = 0.0;           // the updates' time (computation), fastest rank
+  double update_stddev = 0.0;        // its standard deviation over ranks (paper 001: under 10 % of the mean)
   double energy = 0.0;               // discrete energy at the last diagnosed level
   std::vector<std::pair<long, double>> energy_series;  // (time level, energy)
   std::uint64_t checksum = 0;

@@ -27,6 +27,8 @@ DEPENDENT = [
     (["--output-strategy", "per-rank"], [], ["--output", "binary"] + out_dir("strategy"), "--output ascii|binary|hdf5"),
     (["--overwrite"], [], ["--output", "binary"] + out_dir("overwrite"), "--output ascii|binary|hdf5"),
     (["--output-fsync"], [], ["--output", "binary"] + out_dir("fsync"), "--output ascii|binary|hdf5"),
+    (["--ascii-layout", "coordinates"], ["--output", "binary"] + out_dir("layout-bin"),
+     ["--output", "ascii"] + out_dir("ascii-layout"), "--output ascii"),
     (["--hdf5-chunk", "4x4x4"], ["--output", "binary"] + out_dir("chunk-bin"), ["--output", "hdf5"] + out_dir("chunk"),
      "--output hdf5"),
     (["--hdf5-compress", "deflate:1"], [], ["--output", "hdf5"] + out_dir("compress"), "--output hdf5"),

@@ -35,6 +35,11 @@ check(all(0 <= mean[k] <= sec[k] * (1 + 1e-9) + 1e-12 for k in ("update", "halo"
 check(mean["update"] + mean["halo"] + mean["reduce"] + mean["diag"] + mean["io"] <= mean["total"] * 1.05 + 1e-3,
       "seconds_mean: the phases add up to at most the loop")
 check(sec["total"] > 0 and sec["update"] <= sec["total"] * 1.05 + 1e-3, "phase times fit in the loop time")
+spread = rep.get("update_spread", {})
+# over 2 ranks the population standard deviation is half the range, i.e. mean - min
+check(0 <= spread.get("min", -1) <= mean["update"] * (1 + 1e-9) and
+      abs(spread.get("stddev", -1) - (mean["update"] - spread.get("min", 0))) <= 1e-6 * mean["update"] + 1e-9,
+      "update_spread: the fastest rank's updates and their standard deviation over ranks (%s)" % spread)
 mc = rep["cells"] * rep["steps"] / sec["total"] / 1e6
 check(abs(rep["mcells_per_s"] - mc) <= 1e-9 * mc, "mcells_per_s = cells*steps/total/1e6")
 gb = rep["bytes_per_cell"] * rep["cells"] * rep["steps"] / sec["total"] / 1e9

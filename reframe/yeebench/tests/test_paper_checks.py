@@ -156,9 +156,12 @@ def test_io_sweep_runs_the_papers_sizes_per_format_and_rank_count(tmp_path):
     sizes = sorted({int(re.search(r'--ny (\d+)', line).group(1)) for line in lines})
     assert sizes == list(range(30, 191, 10))
     zlib = [line for line in lines if 'out-hdf5_zlib_p' in line]
-    # the paper's configuration: one writer, one 3-D dataset of records, zlib, fsync, a point source
-    assert zlib and all('--output hdf5 --hdf5-layout records --hdf5-compress deflate --output-strategy root '
+    # the paper's configuration: one writer, a file per PE, one 3-D dataset of records, zlib, fsync, a point source
+    assert zlib and all('--output hdf5 --hdf5-layout records --hdf5-compress deflate --output-strategy root-per-rank '
                         '--output-fsync' in line and '--init-mode none --source ricker' in line for line in zlib)
+    ascii_lines = [line for line in lines if 'out-ascii_p' in line]
+    assert ascii_lines and all('--output ascii --ascii-layout coordinates --output-strategy root-per-rank'
+                               in line for line in ascii_lines)
     ranks = {re.search(r'_p(\d+)_n', line).group(1) for line in lines if ' --output ' in line}
     # two formats and the run without output (the compute reference) per size and rank count
     assert len(lines) == 3 * 17 * len(ranks)

@@ -1,5 +1,13 @@
 // ASCII output: slow and large on purpose of comparison (paper 001), but exact: every
-// value is the shortest decimal that reads back to the same float/double.
+// value reads back to the same float/double.
+//
+// Two row layouts. `indices` (default): "i j k <components>", shortest decimals (a zero
+// field is one character). `coordinates`, paper 001's: "The 6 fields of Ex, Ey, Ez, Hx,
+// Hy and Hz at each FDTD grid point are outputted together with the Cartesian coordinate
+// at each time step" -- x y z (the cell's corner, index x dx in metres) then the fields.
+// The paper names no number format; ours is signed exponent notation with the digits
+// that round-trip (%+.8e float, always 15 characters; %+.16e double), so a file's size is
+// set by the grid alone, as the paper's "data file size in ASCII" reads.
 #include <charconv>
 #include <cstdio>
 
@@ -18,29 +26,33 @@ std::string write_ascii(const std::string& path, const Frame& fr, const Block& b
   char head[512];
   std::snprintf(head, sizeof head,
                 "# yee fields ascii v1: step %ld time_e %.17g time_h %.17g dt %.17g dx_m %.17g dtype %s\n"
-                "# grid %ld %ld %ld block_offset %ld %ld %ld block_shape %ld %ld %ld\n# columns: i j k",
+                "# grid %ld %ld %ld block_offset %ld %ld %ld block_shape %ld %ld %ld\n# columns: %s",
                 fr.step, fr.time_e, fr.time_h, fr.dt, fr.dx_m, TypeName<T>::numpy(), fr.gn[0], fr.gn[1], fr.gn[2],
-                b.off[0], b.off[1], b.off[2], b.n[0], b.n[1], b.n[2]);
+                b.off[0], b.off[1], b.off[2], b.n[0], b.n[1], b.n[2], fr.coordinates ? "x_m y_m z_m" : "i j k");
   std::string buf = head;
   for (int c : fr.comps) buf += std::string(" ") + component_name(c);
   buf += "\n";
   const std::size_t flush_at = 1 << 20;
   buf.reserve(flush_at + 512);
   char line[512];
+  const int digits = sizeof(T) == 4 ? 8 : 16;  // after the point: 9 or 17 significant digits
+  auto fixed = [digits](char* p, char* end, double v) {
+    return p + std::snprintf(p, std::size_t(end - p), "%+.*e", digits, v);
+  };
   long q = 0;
   for (long i = 0; i < b.n[0]; ++i)
     for (long j = 0; j < b.n[1]; ++j)
       for (long k = 0; k < b.n[2]; ++k, ++q) {
         char* p = line;
         char* end = line + sizeof line;
-        p = std::to_chars(p, end, b.off[0] + i).ptr;
-        *p++ = ' ';
-        p = std::to_chars(p, end, b.off[1] + j).ptr;
-        *p++ = ' ';
-        p = std::to_chars(p, end, b.off[2] + k).ptr;
+        const long at[3] = {b.off[0] + i, b.off[1] + j, b.off[2] + k};
+        for (int a = 0; a < 3; ++a) {
+          if (a) *p++ = ' ';
+          p = fr.coordinates ? fixed(p, end, double(at[a]) * fr.dx_m) : std::to_chars(p, end, at[a]).ptr;
+        }
         for (const T* d : data) {
           *p++ = ' ';
-          p = std::to_chars(p, end, d[q]).ptr;
+          p = fr.coordinates ? fixed(p, end, double(d[q])) : std::to_chars(p, end, d[q]).ptr;
         }
         *p++ = '\n';
         buf.append(line, std::size_t(p - line));

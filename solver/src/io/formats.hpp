@@ -18,8 +18,10 @@ struct Tally {
   long files = 0;
 };
 
-// ASCII, paper 001 style: '#' header lines, then one row per cell "i j k <components>"
-// (global indices, shortest round-trip decimal values).
+// ASCII: '#' header lines, then one row per cell: "i j k <components>" (global indices,
+// shortest round-trip decimal values), or with fr.coordinates paper 001's rows "x y z
+// <components>" (the cell's coordinates in metres, every value in fixed-width exponent
+// notation with the digits that read back to the same float/double).
 template <typename T>
 std::string write_ascii(const std::string& path, const Frame& fr, const Block& b, const std::vector<const T*>& data,
                         Tally& tally);

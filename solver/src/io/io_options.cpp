@@ -100,10 +100,10 @@ void validate_output(const Options& o) {
     if (!have_parallel_hdf5())
       throw UsageError("--output-strategy shared: this yee was built with serial HDF5 (" +
                        std::string(hdf5_build_kind()) +
-                       "); rebuild against a parallel HDF5 (Debian libhdf5-openmpi-dev) or use root|per-rank");
+                       "); rebuild against a parallel HDF5 (Debian libhdf5-openmpi-dev) or use root|root-per-rank|per-rank");
   }
   if (o.hdf5_layout == "records" && o.output_strategy == "shared")
-    throw UsageError("--hdf5-layout records: written by one process per file (root or per-rank), not shared");
+    throw UsageError("--hdf5-layout records: written by one process per file (root, root-per-rank or per-rank), not shared");
   if (o.hdf5_deflate >= 0 && o.hdf5_chunk == "none")
     throw UsageError("--hdf5-compress deflate needs chunked datasets: drop --hdf5-chunk none");
 }

@@ -27,6 +27,7 @@ struct Frame {
   int deflate = -1;         // HDF5 deflate level, -1 = none
   bool records = false;     // HDF5: one dataset "fields" of records (array of comps.size() values)
   bool fsync = false;
+  bool coordinates = false; // ASCII: x y z in metres and fixed-width exponent notation (paper 001)
   std::string tag;          // unique suffix of temporary names
 };
 

@@ -64,6 +64,7 @@ FieldWriter<T>::FieldWriter(const Options& opt, MPI_Comm cart, const Fields<T>& 
   frame_.deflate = opt.hdf5_deflate;
   frame_.records = opt.hdf5_layout == "records";
   frame_.fsync = opt.output_fsync;
+  frame_.coordinates = opt.ascii_layout == "coordinates";
   frame_.tag = broadcast(cart, std::to_string(::getpid()), 0);  // one temporary name per file, all ranks
   local_.assign(frame_.comps.size(), std::vector<T>(std::size_t(mine_.cells())));
   if (opt.output == "hdf5") quiet_hdf5();
@@ -142,6 +143,48 @@ std::string FieldWriter<T>::gather_and_write(long step) {
   return write_piece(step_base(step, -1), whole, data);
 }
 
+// Root-per-rank strategy (paper 001: "only one I/O server can produce output data" and
+// "one output file holds the entire data from one PE"): each component is gathered to
+// rank 0 in rank order, and rank 0 writes every rank's block to that rank's file.
+template <typename T>
+std::string FieldWriter<T>::gather_and_write_blocks(long step, std::vector<std::string>& written) {
+  const double cells = double(frame_.gn[0]) * double(frame_.gn[1]) * double(frame_.gn[2]);
+  std::string err;
+  if (cells > double(INT_MAX)) err = "--output-strategy root-per-rank: the grid has more cells than one MPI message "
+                                     "can carry (2^31-1); use --output-strategy per-rank or shared";
+  std::vector<int> counts(static_cast<std::size_t>(size_)), displs(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) {
+    counts[r] = int(blocks_[r].cells());
+    displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
+  }
+  const std::size_t nc = frame_.comps.size();
+  if (err.empty() && rank_ == 0) {
+    try {
+      global_.resize(nc * std::size_t(cells));
+    } catch (const std::bad_alloc&) {
+      err = "--output-strategy root-per-rank: rank 0 cannot hold the gathered fields (" +
+            std::to_string(long(double(nc) * cells * sizeof(T) / 1048576.0)) + " MiB); use per-rank or shared";
+    }
+  }
+  err = first_error(comm_, err);
+  if (!err.empty()) return err;
+  MPI_Datatype type = sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
+  for (std::size_t c = 0; c < nc; ++c)
+    MPI_Gatherv(local_[c].data(), int(mine_.cells()), type, rank_ == 0 ? global_.data() + c * std::size_t(cells)
+                                                                        : nullptr,
+                counts.data(), displs.data(), type, 0, comm_);
+  if (rank_ != 0) return "";
+  for (int r = 0; r < size_; ++r) {
+    std::vector<const T*> data;
+    for (std::size_t c = 0; c < nc; ++c) data.push_back(global_.data() + c * std::size_t(cells) + displs[r]);
+    frame_.rank = r;
+    err = write_piece(step_base(step, r), blocks_[r], data);
+    if (!err.empty()) return err;
+    written.push_back(step_base(step, r));
+  }
+  return "";
+}
+
 template <typename T>
 bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   frame_.step = step;
@@ -157,19 +200,24 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   const Block whole{{0, 0, 0}, {frame_.gn[0], frame_.gn[1], frame_.gn[2]}};
   const std::string& s = opt_.output_strategy;
   const bool hdf5 = opt_.output == "hdf5";
+  const bool blocks = s == "per-rank" || s == "root-per-rank";  // a file per rank's block
   const std::string piece = s == "per-rank" ? step_base(step, rank_) + ".h5"
-                                            : (rank_ == 0 ? step_base(step, -1) + ".h5" : "");
+                                            : (rank_ == 0 ? step_base(step, blocks ? 0 : -1) + ".h5" : "");
   // HDF5: a SIGTERM before every rank has its piece removes this rank's piece too (the
   // file can reach its final name at any moment of the write), so that the directory holds
   // exactly the steps the sidecar names; temporaries of every format are removed anyway.
   if (hdf5) guard_step_piece(piece);
-  if (hdf5 && s == "per-rank" && rank_ == 0) {
+  if (hdf5 && blocks && rank_ == 0) {
     const std::string any = step_base(step, 0);  // ..._r00000: the rank digits are the last five
     guard_step_pieces(any.substr(0, any.size() - 5), size_, ".h5");
   }
+  std::vector<std::string> written;  // root-per-rank: the step's files rank 0 completed
   if (s == "root") {
     err = gather_and_write(step);
     xs.pieces.push_back({base_name(step_base(step, -1)) + ".h5", whole});
+  } else if (s == "root-per-rank") {
+    err = gather_and_write_blocks(step, written);
+    for (int r = 0; r < size_; ++r) xs.pieces.push_back({base_name(step_base(step, r)) + ".h5", blocks_[r]});
   } else if (s == "per-rank") {
     frame_.rank = rank_;
     err = write_piece(step_base(step, rank_), mine_, data);
@@ -185,6 +233,7 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   if (!error_.empty()) {
     if (hdf5) {
       if (err.empty() && !piece.empty()) std::remove(piece.c_str());  // another rank failed: step incomplete
+      for (const std::string& w : written) std::remove((w + ".h5").c_str());
       end_step_phase();
     }
     return false;
@@ -198,6 +247,8 @@ bool FieldWriter<T>::write_step(const Fields<T>& f, long step) {
   // The step's files are complete but the sidecar could not say so: remove them, so the
   // directory holds exactly the steps fields.xdmf describes.
   if (!named && !piece.empty()) std::remove(piece.c_str());
+  if (!named)
+    for (const std::string& w : written) std::remove((w + ".h5").c_str());
   if (named) ++steps_;
   end_step_phase();  // a SIGTERM that waited acts here
   return named;

@@ -1,7 +1,8 @@
 #pragma once
 // Field output during the time loop: one format (ascii | binary | hdf5) and one
-// strategy (root: gather to rank 0, one file; per-rank: a file per rank; shared: one
-// HDF5 file written collectively). Whatever the strategy, a step's files hold the same
+// strategy (root: gather to rank 0, one file; root-per-rank: gather to rank 0, which
+// writes a file per rank's block, paper 001's one I/O server; per-rank: every rank writes
+// its own file; shared: one HDF5 file written collectively). Whatever the strategy, a step's files hold the same
 // global field. Field memory is read only through kernels::copy_owned.
 #include <mpi.h>
 
@@ -42,6 +43,9 @@ class FieldWriter {
  private:
   std::string step_base(long step, int rank) const;
   std::string gather_and_write(long step);  // root strategy, from local_
+  // root-per-rank strategy, from local_: rank 0 writes each rank's block to its own file
+  // (`written`: the files it completed, removed again if the step fails).
+  std::string gather_and_write_blocks(long step, std::vector<std::string>& written);
   std::string write_piece(const std::string& base, const Block& b, const std::vector<const T*>& data);
   bool update_sidecar(const XdmfStep& step);  // collective
 
@@ -54,7 +58,7 @@ class FieldWriter {
   std::vector<Block> blocks_;      // every rank's block
   Frame frame_;
   std::vector<std::vector<T>> local_;  // owned entries per written component
-  std::vector<T> staging_, global_;    // rank 0, root strategy
+  std::vector<T> staging_, global_;    // rank 0, root strategies
   std::vector<XdmfStep> xdmf_;         // rank 0: the steps fields.xdmf lists
   double sidecar_bytes_ = 0.0;         // rank 0: its size on disk
   double bytes_ = 0.0;

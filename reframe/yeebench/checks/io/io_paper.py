@@ -6,19 +6,27 @@
                   runs the paper's 17 sizes 30, 40 ... 190 (large: ASCII at 190^3 x 8 ranks is ~5 GB
                   per step); the default `quick` runs 20, 30, 40; a list such as `-S sizes=30,60` any
                   others.
-The paper's configuration (the formats ascii, binary, hdf5, hdf5-zlib): one I/O server (`root`:
-the fields are gathered to rank 0, which writes one file per step), HDF5 as one 3-D dataset of
+The paper's configuration (the formats ascii, binary, hdf5, hdf5-zlib): one I/O server writing one
+file per PE (`root-per-rank`: the fields are gathered to rank 0, which writes each rank's block to
+that rank's file, every step; the paper: "only one I/O server can produce output data", "one output
+file holds the entire data from one PE"), ASCII rows of the cell's coordinates and the 6 fields
+(`--ascii-layout coordinates`: "outputted together with the Cartesian coordinate"; fixed-width
+exponent notation, our choice: the paper names no number format), HDF5 as one 3-D dataset of
 6-component records (`--hdf5-layout records`; hdf5-zlib: chunked + shuffle + zlib), the fields
 excited by a point source at the centre of the first rank's block (the fields start at zero), and
 every file fsync'ed before the output timer stops (the time to stable storage, not to the page
 cache). Extra cases, other configurations of the same sweep: <format>-per-rank (every rank
-writes its own file at once, one dataset per component: the layout this check used before) and
-hdf5-zlib-components (root, one dataset per component).
+writes its own file at once, one dataset per component: the layout this check used before),
+hdf5-zlib-components (one writer, a file per rank, one dataset per component) and
+hdf5-zlib-one-file (one writer, the whole grid in one file per step: the paper's "few files" side).
 Beside them, per rank count and size, one run of the 10 steps without output (compute-p<P>-n<N>).
 FOMs: <format>_p<P>_n<N>_io_s (s per output step), p<P>_n<N>_compute_s_10_steps (the updates of
 the 10 steps without output, slowest rank: Fig. 3's reference) and, with 2 ranks or more,
-p<P>_n<N>_halo_over_compute (interface exchange / computation, the paper's "about 1/6");
-compute_s_10_steps and halo_over_compute at the largest rank count and N; per format
+p<P>_n<N>_halo_over_compute (interface exchange / computation, the paper's "about 1/6") and
+p<P>_n<N>_compute_spread (standard deviation of the ranks' computation times over their mean, %:
+the paper's "under 10 percent"); compute_s_10_steps, halo_over_compute and compute_spread at the
+largest rank count and N; hdf5_zlib_per_pe_over_one_file (a file per PE over one file, time, at the
+largest case, beside hdf5_zlib_bytes_per_step: the paper's file-count finding); per format
 fit_rms_error (%, the fit t = a + b N^3 per rank count, yeebench.io_fits; paper: 8 %),
 seconds_16_ranks and seconds_256_ranks at the largest N (extrapolated over rank counts, a power
 law: our assumption, the paper does not say how it extended its fit), bytes_per_step at the
@@ -35,19 +43,24 @@ from yeebench import comparisons, io_fits, launch, sweeps
 from yeebench.fits import FitError
 from yeebench.sweep_check import SolverSweep
 
-#: The paper's configuration: one I/O server (root), every file on stable storage before the timer stops.
-PAPER_IO = ['--output-strategy', 'root', '--output-fsync']
+#: The paper's configuration: one I/O server writing one file per PE (root-per-rank), every file on
+#: stable storage before the timer stops.
+PAPER_IO = ['--output-strategy', 'root-per-rank', '--output-fsync']
+ONE_FILE = ['--output-strategy', 'root', '--output-fsync']
+#: The paper's ASCII rows: the cell's Cartesian coordinates, then the 6 fields.
+ASCII = ['--output', 'ascii', '--ascii-layout', 'coordinates']
 RECORDS = ['--output', 'hdf5', '--hdf5-layout', 'records']
 COMPONENTS = ['--output', 'hdf5', '--hdf5-layout', 'components']
 ZLIB = ['--hdf5-compress', 'deflate']
 #: format name -> yee options. The paper's four (hdf5-zlib: its HDF5 layout, one 3-D dataset of
 #: 6-component records, chunked, shuffle + zlib), then the extra configurations.
-FORMATS = {'ascii': ['--output', 'ascii', *PAPER_IO], 'binary': ['--output', 'binary', *PAPER_IO],
+FORMATS = {'ascii': [*ASCII, *PAPER_IO], 'binary': ['--output', 'binary', *PAPER_IO],
            'hdf5': [*RECORDS, *PAPER_IO], 'hdf5-zlib': [*RECORDS, *ZLIB, *PAPER_IO],
-           'ascii-per-rank': ['--output', 'ascii', '--output-strategy', 'per-rank', '--output-fsync'],
+           'ascii-per-rank': [*ASCII, '--output-strategy', 'per-rank', '--output-fsync'],
            'binary-per-rank': ['--output', 'binary', '--output-strategy', 'per-rank', '--output-fsync'],
            'hdf5-zlib-per-rank': [*COMPONENTS, *ZLIB, '--output-strategy', 'per-rank', '--output-fsync'],
-           'hdf5-zlib-components': [*COMPONENTS, *ZLIB, *PAPER_IO]}
+           'hdf5-zlib-components': [*COMPONENTS, *ZLIB, *PAPER_IO],
+           'hdf5-zlib-one-file': [*RECORDS, *ZLIB, *ONE_FILE]}
 #: The paper's configuration: the ratios and the compute reference come from these.
 PAPER_FORMATS = ('ascii', 'binary', 'hdf5', 'hdf5-zlib')
 STEPS = 10
@@ -105,8 +118,9 @@ class IoOutputPaper(SolverSweep):
         self.observations['hardware'] = dict(comparisons.hardware(self.node_topology, nodes),
                                              ranks=max(self.ranks_list))
         self.observations['paper_configuration'] = (
-            'root strategy (one writer), HDF5 one 3-D dataset of 6-component records, point source at the '
-            'centre of the first block, fsync before the output timer stops: formats ' + ', '.join(PAPER_FORMATS))
+            'root-per-rank strategy (one writer, a file per rank), ASCII rows of coordinates and fields, HDF5 one '
+            '3-D dataset of 6-component records, point source at the centre of the first block, fsync before the '
+            'output timer stops: formats ' + ', '.join(PAPER_FORMATS))
         self.sizes_list = sizes
         env = {'OMP_NUM_THREADS': '1'}
         cases = []
@@ -154,7 +168,8 @@ class IoOutputPaper(SolverSweep):
         for name, rep in self.best.items():
             fmt, p, n = name.rsplit('-', 2)
             if fmt == COMPUTE:
-                compute[(int(p[1:]), int(n[1:]))] = rep['seconds']
+                compute[(int(p[1:]), int(n[1:]))] = dict(rep['seconds'], mean_update=rep['seconds_mean']['update'],
+                                                         update_stddev=rep.get('update_spread', {}).get('stddev'))
                 continue
             io_s[(fmt, int(p[1:]), int(n[1:]))] = (rep['io']['seconds_per_step'], rep['io']['bytes_written'] / STEPS)
             self.add_fom(f'{comparisons.safe_name(name)}_io_s', rep['io']['seconds_per_step'], 's', 'lower')
@@ -191,6 +206,17 @@ class IoOutputPaper(SolverSweep):
                     name, value, unit, direction = comparisons.ratio_foms({fmt: at[fmt], 'binary': at['binary']},
                                                                           'binary', 'time')[0]
                     self.add_fom(name, value, unit, direction)
+        self.file_count_foms(io_s, p_max, n_max)
+
+    def file_count_foms(self, io_s, p_max, n_max):
+        """The paper's file-count finding (many small HDF5 files vs few large ones): one writer, a file per
+        PE over the whole grid in one file, at the largest case (< 1: the files per PE were faster)."""
+        per_pe, one = io_s.get(('hdf5-zlib', p_max, n_max)), io_s.get(('hdf5-zlib-one-file', p_max, n_max))
+        if per_pe and one and one[0] > 0:
+            self.add_fom('hdf5_zlib_per_pe_over_one_file', per_pe[0] / one[0], 'x', 'lower')
+        elif per_pe or one:
+            comparisons.not_measured(self.observations, ['hdf5_zlib_per_pe_over_one_file'],
+                                     'NOT MEASURED: needs the formats hdf5-zlib and hdf5-zlib-one-file')
 
     def compute_foms(self, compute, p_max, n_max):
         """Fig. 3's reference and the paper's communication share, from the runs without output: per
@@ -203,6 +229,11 @@ class IoOutputPaper(SolverSweep):
                 self.add_fom(f'p{p}_n{n}_halo_over_compute', sec['halo'] / sec['update'], 'x', 'lower')
                 if p == p_max and n == n_max:
                     self.add_fom('halo_over_compute', sec['halo'] / sec['update'], 'x', 'lower')
+            if p > 1 and sec['mean_update'] > 0 and sec['update_stddev'] is not None:
+                spread = 100.0 * sec['update_stddev'] / sec['mean_update']   # the paper: "under 10 percent"
+                self.add_fom(f'p{p}_n{n}_compute_spread', spread, '%', 'lower')
+                if p == p_max and n == n_max:
+                    self.add_fom('compute_spread', spread, '%', 'lower')
         if p_max < 2:
-            comparisons.not_measured(self.observations, ['halo_over_compute'],
-                                     'NOT MEASURED: one rank has no interface to exchange')
+            comparisons.not_measured(self.observations, ['halo_over_compute', 'compute_spread'],
+                                     'NOT MEASURED: one rank has no interface to exchange and no spread')
