@@ -17,7 +17,8 @@ ACCEPTANCE_RFM_OPTS ?= -p host
 # jobs span all nodes, waiting for busy ones, rather than skipping when none is idle. Its nodes share
 # the host's CPUs (3 nodes on 2 cores in CI), so a node counts as an outlier only when 100% worse.
 ACCEPTANCE_VC_OPTS  ?= --system vcluster:srun -p host --flex-alloc-nodes=all -x AcceptanceScaling \
-                       -x AcceptanceStorage -x AcceptanceNUMACosts -x AcceptanceGPU -x AcceptanceOpenCL \
+                       -x AcceptanceStorage -x AcceptanceNUMACosts -x AcceptanceGPU -x AcceptanceGPUStress \
+                       -x AcceptanceOpenCL \
                        -S AcceptanceNetwork.tolerance=1.0
 ACCEPTANCE_VC_NODES ?= 3
 

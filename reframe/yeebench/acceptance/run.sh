@@ -16,7 +16,7 @@ checks=()
 # the acceptance checks (tag `acceptance`) live in their experiments' folders
 for f in acceptance/acceptance acceptance/acceptance_node acceptance/acceptance_multicast acceptance/acceptance_scaling \
          numa/acceptance_numa pt2pt/acceptance_network io/acceptance_storage gpu/acceptance_gpu \
-         gpu/acceptance_opencl; do
+         gpu/acceptance_gpu_stress gpu/acceptance_opencl; do
     checks+=(-c "$repo/reframe/yeebench/checks/$f.py")
 done
 

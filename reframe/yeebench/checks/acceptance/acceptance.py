@@ -12,6 +12,7 @@ its experiment's folder of yeebench/checks/):
   pt2pt/acceptance_network.py       network pair matrix
   io/acceptance_storage.py          storage bandwidth
   gpu/acceptance_gpu.py             CUDA device query, device-memory bandwidth, N-body
+  gpu/acceptance_gpu_stress.py      every GPU of a node loaded at once; ECC and Xid before and after
   gpu/acceptance_opencl.py          OpenCL platforms and devices, a vector addition on each
 Every check ends with `[acceptance] PASS|FAIL|NOT MEASURED <check>: <reason>`;
 `yeebench acceptance report REPORT.json -o acceptance.html` makes the sign-off page.
