@@ -66,7 +66,8 @@ def curve_values(curve, peak_name='peak_bw', max_size=None):
 #: Figure families recorded at every measured size: name -> (unit, direction, what it is).
 #: curve_latency/curve_bw: point-to-point (OSU, NetPIPE); latency/efficiency: the collectives' per-size
 #: figures (OsuCollective records latency_<n>B and efficiency_<n>B).  A family is a curve where a case
-#: holds two or more of its sizes: a lone latency_1B (point-to-point's interpolated summary) is not one.
+#: holds three or more of its sizes (results/curve_gate.py): a lone latency_1B (point-to-point's
+#: interpolated summary) is not one.
 SIZE_FAMILIES = {
     'curve_latency': ('us', 'lower', 'one-way latency at each measured message size'),
     'curve_bw': ('MB/s', 'higher', 'bandwidth at each measured message size'),

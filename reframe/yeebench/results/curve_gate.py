@@ -7,8 +7,8 @@ all of them); a curve then fails only when more than `max_regressed` of its size
 that count the regressed sizes read 'changed' (never a failure) and a warning names them: twenty-odd
 sizes each tested at alpha make one stray size likely, a protocol switch moves several.
 
-A family is a curve where the case holds two or more of its sizes on either side; a lone latency_1B (the
-point-to-point summary, interpolated at 1 B) stays a figure of its own, gated as before. A curve the
+A family is a curve where the case holds MIN_CURVE_SIZES or more of its sizes on either side; a lone
+latency_1B (the point-to-point summary, interpolated at 1 B) stays a figure of its own, gated as before. A curve the
 baseline has no sizes of (a baseline recorded before per-size figures) is left out: that case is gated
 on its summary figures (latencies, fit, peak) as before, and one line says how many curves were.
 
@@ -22,19 +22,22 @@ from yeebench.results.errors import ResultsError
 
 DEFAULT_SIZE_THRESHOLD = 0.10
 DEFAULT_MAX_REGRESSED_SIZES = 1
+#: Fewer sizes of a family in a case are figures of their own: OsuCollectiveNodeCurve records latency_<n>B
+#: at only its smallest and largest size, point-to-point a lone interpolated latency_1B.
+MIN_CURVE_SIZES = 3
 
 parse = functools.lru_cache(maxsize=None)(curve_foms.parse_size_metric)
 
 
 def curve_members(keys):
     """{key: (family, size)} for the comparison keys (compare.row_key tuples, metric last) that belong
-    to a curve: a case's family with two or more distinct sizes among the keys."""
+    to a curve: a case's family with MIN_CURVE_SIZES or more distinct sizes among the keys."""
     by_curve = {}
     for key in keys:
         parsed = parse(key[-1])
         if parsed is not None:
             by_curve.setdefault(key[:-1] + (parsed[0],), []).append((key, parsed))
-    return {key: parsed for members in by_curve.values() if len({p[1] for _, p in members}) >= 2
+    return {key: parsed for members in by_curve.values() if len({p[1] for _, p in members}) >= MIN_CURVE_SIZES
             for key, parsed in members}
 
 

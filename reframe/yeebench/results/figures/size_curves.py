@@ -30,7 +30,7 @@ def _size_rows(rows):
         kept.append(row)
         case = compare.parameter_text(row["parameters"])
         curves.setdefault((parsed[0], case), {}).setdefault(parsed[1], []).append(row["value"])
-    return {k: v for k, v in curves.items() if len(v) >= 2}, kept
+    return {k: v for k, v in curves.items() if len(v) >= curve_gate.MIN_CURVE_SIZES}, kept
 
 
 def _judged(run_rows, base_rows):

@@ -75,7 +75,9 @@ def test_netpipe_records_latency_and_bandwidth_per_size_and_the_gate_reads_them_
 def test_summary_figures_are_not_mistaken_for_a_curve():
     keys = [("s", "p", "e", "OsuPt2Pt", "x", m) for m in ("latency_1B", "latency_4KB", "peak_bw", "n_half")]
     assert curve_gate.curve_members(keys) == {}     # a lone latency_1B is the interpolated summary
-    both = keys + [("s", "p", "e", "OsuCollective", "x", f"latency_{n}B") for n in (1, 2)]
+    ends = [("s", "p", "e", "OsuCollectiveNodeCurve", "x", f"latency_{n}B") for n in (1, 4096)]
+    assert curve_gate.curve_members(keys + ends) == {}  # the smallest and largest size: two figures
+    both = keys + [("s", "p", "e", "OsuCollective", "x", f"latency_{n}B") for n in (1, 2, 4)]
     assert set(curve_gate.curve_members(both)) == {k for k in both if k[3] == "OsuCollective"}
 
 
@@ -168,7 +170,7 @@ def test_a_bad_per_size_value_is_one_line_and_exit_2(tmp_path, bad):
 
 def test_a_negative_size_figure_in_rows_given_directly_is_refused():
     rows = [dict(system="s", partition="p", environ="e", check="C", parameters={}, metric=f"curve_bw_{n}B",
-                 value=v, unit="MB/s", direction="higher") for n, v in ((1, 5.0), (2, -1.0))]
+                 value=v, unit="MB/s", direction="higher") for n, v in ((1, 5.0), (2, -1.0), (4, 9.0))]
     with pytest.raises(ResultsError, match="curve_bw_2B = -1.0"):
         compare.compare_rows(rows, rows)
 
