@@ -30,6 +30,7 @@ EXPECTED = {
     ("001", "Fig. 1"): {n: 8 for n in (4, 16, 18)},            # 8 ranks or more: 2 a node on 4 nodes
     ("001", "finding"): {n: 1.0 for n in (16, 18)},            # 16 ranks or more
     ("001", "text"): {n: 1 / 6 for n in (2, 4, 16, 18)},
+    ("001", "text (spread)"): {n: 10 for n in ALL},           # 2 ranks or more: 2 a node
     ("002", "Fig. 1"): {2: 3.19}, ("002", "Fig. 1 (4 KB)"): {2: 11.75}, ("002", "Fig. 2"): {2: 1019},
     ("002", "Fig. 3"): {n: 1.3 for n in ALL},                 # 64 ranks on nodes of 2 cores: full packing spans nodes
     ("002", "Table 1 (8 bytes)"): {n: 196244 for n in ALL}, ("002", "Table 1 (16 bytes)"): {n: 194136 for n in ALL},
@@ -39,7 +40,8 @@ EXPECTED = {
     ("002", "Table 1 (8 run time)"): {}, ("002", "Table 1 (16 run time)"): {}, ("002", "Table 1 (64 run time)"): {},
     ("002", "text (MPI calls)"): {n: 8 for n in (4, 16, 18)},
     ("003", "NUMA distances"): {n: 60 for n in ALL}, ("003", "NUMA distances (measured)"): {n: 60 for n in ALL},
-    ("004", "Fig. 5"): {2: 1.0, 4: 1.0, 16: 1.15},
+    ("004", "Fig. 5"): {2: 1.0, 4: 1.0, 16: 1.15}, ("004", "text (32 nodes)"): {},   # 32 nodes: no walked count
+    ("004", "Fig. 6 (Allreduce)"): {16: 0.9}, ("004", "Fig. 6 (Bcast)"): {16: 0.9},
 }
 
 
@@ -118,10 +120,16 @@ def test_paper_004_offload_only_beside_ucc_or_hcoll_and_paper_002_latency_only_b
     fixture = _fixture_rows()
     fig5 = next(e for e in pf.EXPERIMENTS if (e.paper, e.item) == ("004", "Fig. 5"))
     row = dict(_row(fig5, fixture, 16), metric="han_over_tuned")
-    (line,) = report._published([(None, [row])], _hardware(row, 16))
+
+    def fig5_lines(row):   # the same figure also stands beside the paper's 32-node expectation (its own row)
+        return [p for p in report._published([(None, [row])], _hardware(row, 16)) if p["item"] == "Fig. 5"]
+    (line,) = fig5_lines(row)
     assert "value" not in line and line["have"] == "implementation han"
     curve = dict(row, metric="hcoll_over_tuned_8_nodes")   # a node-curve point: its own count
-    assert [p["value"] for p in report._published([(None, [curve])], _hardware(curve, 16))] == ["1.05"]
+    assert [p["value"] for p in fig5_lines(curve)] == ["1.05"]
+    far = dict(row, metric="ucc_over_tuned_32_nodes")
+    assert [(p["item"], p["value"]) for p in report._published([(None, [far])], _hardware(far, 32))
+            if "value" in p] == [("text (32 nodes)", "1.2")]
     fig1 = next(e for e in pf.EXPERIMENTS if (e.paper, e.item) == ("002", "Fig. 1"))
     row = _row(fig1, fixture, 2)
     device = dict(row, parameters=dict(row["parameters"], buffers="device"))
