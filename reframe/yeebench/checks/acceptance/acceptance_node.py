@@ -107,10 +107,18 @@ class AcceptanceKernelSettings(_NodeProbe):
 
 @rfm.simple_test
 class AcceptanceIPStack(_NodeProbe):
-    """IPv4 and IPv6 (dual stack, paper 003 test 14) on the interfaces jobs use; no IPv6: NOT MEASURED."""
+    """IPv4 and IPv6 (dual stack, paper 003 test 14) on the interfaces jobs use, and from each node to the
+    next node's addresses; no IPv6, or one node (the fabric never crossed: "same node"): NOT MEASURED."""
 
     descr = ("IP stack: IPv4 TCP over the interfaces MPI/Slurm give a job (not loopback) on every node; "
-             "IPv6 TCP on them too (dual stack)")
+             "IPv6 TCP on them too (dual stack); each node to the next node's addresses across the network")
+    #: The folder of the stage directory where the nodes' probes meet (the stage is shared by the nodes).
+    peers_dir = "ipstack-peers"
+
+    @run_after("init")
+    def meet_the_other_nodes(self):
+        # a round trip to the node's own address never leaves it: the probes meet and cross the network
+        self.executable_opts = list(self.executable_opts) + ["--peers", self.peers_dir]
 
     @sanity_function
     def validate(self):

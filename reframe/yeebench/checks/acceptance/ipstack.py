@@ -7,13 +7,22 @@ for this node (NodeAddr), else what Open MPI uses by default: every
 non-loopback interface with an address that is up (all of them when none is up, so that a
 card that is down fails rather than vanishes).  For each: is it up, which IPv4/IPv6
 addresses does it have, and does a TCP round trip to each address work.
+
+Those round trips start and end on the node itself: the kernel never sends them through the card.
+With `fabric` the probes of a job's nodes also meet through a folder of the stage directory (shared
+by the nodes): each publishes the addresses it listens on, then connects to the next node's (sorted
+by host, the last to the first), so every node sends and answers once across the network.  A job of
+one node says so ('nodes': 1): the fabric was not measured.
 """
 import ipaddress
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
+import threading
+import time
 
 MCA_FILES = ("~/.openmpi/mca-params.conf", "/etc/openmpi/openmpi-mca-params.conf",
              "/etc/openmpi-mca-params.conf")
@@ -148,3 +157,121 @@ def probe(links=None, env=os.environ):
                  "ipv6": {a: _roundtrip(socket.AF_INET6, a) for a in link["ipv6"]} if socket.has_ipv6 else {}}
         result[name] = entry
     return {"interfaces": result, "source": source, "ipv6_kernel": socket.has_ipv6}
+
+
+#: How long a node waits for the others to publish their addresses, and to finish (a shared file
+#: system may show another node's file late).
+PEERS_TIMEOUT = 90.0
+#: The launcher's task count: one task per node, so the number of nodes the probes must meet.
+TASK_COUNT_VARS = ("SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE")
+_FAMILIES = {"ipv4": socket.AF_INET, "ipv6": socket.AF_INET6}
+
+
+def expected_nodes(env=os.environ):
+    """Nodes of the job (one probe per node): the launcher's task count, 1 without one."""
+    for var in TASK_COUNT_VARS:
+        if env.get(var, "").isdigit() and int(env[var]) > 0:
+            return int(env[var])
+    return 1
+
+
+def ring_peers(hosts):
+    """{host: the host it connects to}: each to the next in sorted order, the last to the first;
+    {} for one host (nothing crosses the network)."""
+    hosts = sorted(set(hosts))
+    if len(hosts) < 2:
+        return {}
+    return {h: hosts[(i + 1) % len(hosts)] for i, h in enumerate(hosts)}
+
+
+def listen_addresses(state):
+    """[(family name, address)] of the job interfaces whose own round trip worked (probe() output)."""
+    return [(family, addr) for iface in state.get("interfaces", {}).values() if iface.get("present")
+            for family in ("ipv4", "ipv6") for addr, why in sorted((iface.get(family) or {}).items()) if not why]
+
+
+def _echo(servers, stop):
+    while not stop.is_set():
+        ready, _, _ = select.select(servers, [], [], 0.2)
+        for server in ready:
+            try:
+                conn, _ = server.accept()
+                with conn:
+                    conn.settimeout(5)
+                    conn.sendall(conn.recv(3))
+            except OSError:
+                continue
+
+
+def _connect(family, address, port):
+    try:
+        with socket.socket(_FAMILIES[family], socket.SOCK_STREAM) as client:
+            client.settimeout(5)
+            client.connect((address, port))
+            client.sendall(b"yee")
+            return "" if client.recv(3) == b"yee" else "wrong bytes back"
+    except OSError as err:
+        return err.strerror or str(err)
+
+
+def _publish(folder, name, data):
+    tmp = os.path.join(folder, f".{name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    os.replace(tmp, os.path.join(folder, name))   # the others never read a half-written file
+
+
+def _wait_for(folder, suffix, count, deadline):
+    """{host: path} of the files ending in `suffix`, once `count` are there or at the deadline."""
+    while True:
+        found = {n[:-len(suffix)]: os.path.join(folder, n) for n in os.listdir(folder)
+                 if n.endswith(suffix) and not n.startswith(".")}
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+def fabric(folder, host, addresses, expected, timeout=PEERS_TIMEOUT):
+    """Round trips from this node to the next node's addresses: {'nodes': n, 'peer': host,
+    'ipv4': {address: '' or why}, 'ipv6': {...}}; {'nodes': 1} alone; with 'error' when the nodes
+    did not meet.  `addresses`: [(family name, address)] this node listens on while it waits."""
+    if expected <= 1:
+        return {"nodes": 1}
+    os.makedirs(folder, exist_ok=True)
+    servers, listen, failed = [], [], {}
+    for family, address in addresses:
+        try:
+            server = socket.socket(_FAMILIES[family], socket.SOCK_STREAM)
+            server.bind((address, 0))
+            server.listen(8)
+        except OSError as err:
+            failed[address] = err.strerror or str(err)
+            continue
+        servers.append(server)
+        listen.append([family, address, server.getsockname()[1]])
+    stop = threading.Event()
+    answering = threading.Thread(target=_echo, args=(servers, stop), daemon=True)
+    answering.start()
+    deadline = time.monotonic() + timeout
+    try:
+        _publish(folder, f"{host}.addr.json", {"host": host, "listen": listen})
+        published = _wait_for(folder, ".addr.json", expected, deadline)
+        if len(published) < expected:
+            return {"nodes": expected, "error": f"{len(published)} of {expected} node(s) published their "
+                                                f"addresses within {timeout:g} s ({', '.join(sorted(published))})"}
+        peer = ring_peers(published)[host]
+        with open(published[peer], encoding="utf-8") as f:
+            theirs = json.load(f)["listen"]
+        result = {"nodes": expected, "peer": peer, "ipv4": {}, "ipv6": {}}
+        for family, address, port in theirs:
+            result[family][address] = _connect(family, address, port)
+        if failed:
+            result["listen_failed"] = failed
+        _publish(folder, f"{host}.done", {})
+        _wait_for(folder, ".done", expected, deadline)   # answer the node before us until it is done
+        return result
+    finally:
+        stop.set()
+        answering.join()
+        for server in servers:
+            server.close()

@@ -4,6 +4,7 @@ Each verdict function returns (verdict, reason, ...) with verdict one of
 PASS, FAIL or NOT MEASURED (nothing to compare against, nothing to test).
 """
 from yeebench import kernel_settings
+from yeebench.checks.acceptance import ipstack
 from yeebench import node_topology as topology
 from yeebench.verdicts import FAIL, NOT_MEASURED, PASS
 
@@ -98,6 +99,40 @@ def _interface_problems(host, state):
     return problems, good
 
 
+def fabric_verdict(records):
+    """(problems, details, unmeasured) of the round trips between nodes (ipstack.fabric): each node must
+    reach the next one (sorted by host) over IPv4, and over IPv6 where that node has a global address.
+    `unmeasured`: why the fabric was not measured ('' when it was): one node, or a probe run without
+    --peers, whose round trips stayed on the node."""
+    hosts = sorted(records)
+    if len(hosts) == 1:
+        return [], [], (f"same node: the job ran on {hosts[0]} alone, so every round trip stayed on it and the "
+                        "network between nodes was NOT MEASURED (run on 2 or more nodes)")
+    fabrics = {h: records[h]["ipstack"].get("fabric") for h in hosts}
+    alone = [h for h, fab in fabrics.items() if fab is None]
+    if alone:
+        return [], [], (f"the round trips of {', '.join(alone)} stayed on the node (the probe ran without "
+                        "--peers): the network between nodes was NOT MEASURED")
+    problems, details, ring = [], [], ipstack.ring_peers(hosts)
+    for host, fab in fabrics.items():
+        if fab.get("error"):
+            problems.append(f"{host}: no round trip across the network: {fab['error']}")
+            continue
+        peer = fab.get("peer")
+        if peer != ring[host]:
+            problems.append(f"{host}: met {fab.get('nodes')} node(s) and reached {peer}, but the job's nodes "
+                            f"are {', '.join(hosts)} (next: {ring[host]})")
+            continue
+        v4, v6 = fab.get("ipv4") or {}, fab.get("ipv6") or {}
+        if not v4:
+            problems.append(f"{host} -> {peer}: {peer} offered no IPv4 address to connect to")
+        problems += [f"{host} -> {peer}: {family} TCP to {addr} fails ({why})"
+                     for family, found in (("IPv4", v4), ("IPv6", v6)) for addr, why in sorted(found.items()) if why]
+        details.append(f"{host} -> {peer} across the network: IPv4 {', '.join(sorted(v4)) or '-'}, "
+                       f"IPv6 {', '.join(sorted(v6)) or '-'}")
+    return problems, details, ""
+
+
 def ipstack_verdict(records):
     """(verdict, reason, ipv6_available, details) for the IP stack check.
 
@@ -105,7 +140,9 @@ def ipstack_verdict(records):
     a job (loopback does not count), and IPv6 TCP too (paper 003 test 14: dual
     stack).  An IPv6 address that does not carry TCP FAILs; a node without any
     global IPv6 address on its job interfaces, or without such an interface at
-    all, is NOT MEASURED with the reason (a site without IPv6 waives it).
+    all, is NOT MEASURED with the reason (a site without IPv6 waives it).  The
+    same holds across the network (fabric_verdict): a job of one node, whose
+    round trips never left it, is NOT MEASURED ("same node").
     """
     if not records:
         return FAIL, "no node reported its IP stack", False, []
@@ -132,6 +169,9 @@ def ipstack_verdict(records):
         details.append(f"{host}: IPv6 " + (", ".join(sorted(v6)) if v6 else "no working global address "
                                            "on the job interface(s)"))
     problems += v6_broken
+    crossing, crossed, unmeasured = fabric_verdict(records)
+    problems += crossing
+    details += crossed
     if problems:
         return FAIL, "; ".join(problems), False, details
     if empty:
@@ -140,6 +180,10 @@ def ipstack_verdict(records):
     ipv4 = (f"IPv4 TCP works over the job interface(s) on all {len(records)} node(s) "
             f"(chosen by {'; '.join(sorted(sources))})")
     missing = sorted(set(records) - set(v6_hosts))
+    if unmeasured:
+        v6_words = (f"no global IPv6 address on {', '.join(missing)}" if missing else "IPv6 too")
+        return NOT_MEASURED, f"{ipv4} on the node itself ({v6_words}); {unmeasured}", False, details
+    ipv4 += f"; across the network each node reached the next ({' -> '.join(sorted(records))} -> {min(records)})"
     if missing:
         # test 14 is the dual stack: without IPv6 half of it was not tested (a site that offers
         # no IPv6 waives it on the sign-off page, where the waiver is recorded)
