@@ -62,3 +62,24 @@ def test_the_probe_builds_against_the_first_root_with_headers(tmp_path):
     assert out == "built" and reason == ""
     args = Path(tmp_path / "cc-args").read_text()
     assert f"-I{root}/include" in args and f"-L{root}/lib64" in args and args.rstrip().endswith("-lOpenCL -lm")
+
+
+CPU_ONLY = [("pthread-AMD EPYC 9654 96-Core Processor", "CPU")]
+WITH_GPU = CPU_ONLY + [("NVIDIA H200", "GPU")]
+LAST = "opencl platforms 2 devices 2 VALID"
+
+
+def test_a_partition_with_gpus_needs_a_gpu_platform_not_only_a_cpu_one():
+    ok, reason = ocl.platform_verdict("opencl platforms 1 devices 1 VALID", CPU_ONLY, 4)
+    assert not ok and "declares 4 GPU(s) per node but no OpenCL platform offers a GPU device" in reason
+    ok, reason = ocl.platform_verdict(LAST, WITH_GPU, 4)
+    assert ok and reason.endswith("1 GPU device(s) for the 4 GPU(s) the partition declares")
+    ok, reason = ocl.platform_verdict("opencl platforms 1 devices 1 VALID", CPU_ONLY, None)   # 'gpu' feature only
+    assert not ok and "declares GPUs per node" in reason
+
+
+def test_a_partition_without_gpus_passes_a_cpu_platform_and_says_so():
+    ok, reason = ocl.platform_verdict("opencl platforms 1 devices 1 VALID", CPU_ONLY, 0)
+    assert ok and reason.endswith("CPU devices only, which is enough: the partition declares no GPU")
+    ok, reason = ocl.platform_verdict("opencl platforms 1 devices 1 INVALID", CPU_ONLY, 0)
+    assert not ok and reason.startswith("opencl platforms 1 devices 1 INVALID")

@@ -13,8 +13,9 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import run_after, sanity_function
 
-from yeebench.acceptance_check import AcceptanceMixin, last_line
+from yeebench.acceptance_check import AcceptanceMixin, gpu_present, last_line
 from yeebench.base import BUILT_IN_JOB, YeebenchCheck
+from yeebench.gpus import partition_gpus
 
 #: Written by the job when the node cannot build or run the probe (the reason).
 NO_OPENCL = "opencl-unavailable.txt"
@@ -60,9 +61,29 @@ def build_lines(cc, marker=NO_OPENCL, environ_roots=ROOTS):
     ]
 
 
+def platform_verdict(line, devices, gpus_declared):
+    """(ok, reason) of the probe's last line and its devices [(name, type)]: where the partition declares
+    GPUs (`gpus_declared`: their number, None for 'some'), a CPU-only OpenCL is not the GPUs' OpenCL."""
+    seen = ", ".join(f"{n} ({t})" for n, t in devices)
+    said = f"{line}: {seen}" if seen else line
+    if not line.endswith(" VALID"):
+        return False, said
+    gpu_devices = sum(1 for _, t in devices if t == "GPU")
+    if gpus_declared is None or gpus_declared > 0:
+        declared = f"{gpus_declared} GPU(s)" if gpus_declared else "GPUs"
+        if not gpu_devices:
+            return False, (f"{said}; the partition declares {declared} per node but no OpenCL platform offers a GPU "
+                           "device (the GPU vendor's OpenCL driver, its ICD in /etc/OpenCL/vendors, is missing)")
+        return True, f"{said}; {gpu_devices} GPU device(s) for the {declared} the partition declares"
+    if gpu_devices:
+        return True, said
+    return True, f"{said}; CPU devices only, which is enough: the partition declares no GPU"
+
+
 @rfm.simple_test
 class AcceptanceOpenCL(AcceptanceMixin, YeebenchCheck):
-    """Every OpenCL platform and device of the node listed, a vector added on each (paper 003 test 8)."""
+    """Every OpenCL platform and device of the node listed, a vector added on each (paper 003 test 8); where
+    the partition declares GPUs, one of the devices must be a GPU (a CPU-only platform is not enough)."""
 
     time_limit = "3m"  # seconds of work: a hang becomes a failure, not a 10-minute wait
     descr = "OpenCL: platforms and devices listed, a vector addition right on every device"
@@ -78,6 +99,9 @@ class AcceptanceOpenCL(AcceptanceMixin, YeebenchCheck):
             self.skip_if(not present, why)
         cc = self.current_environ.cc or "cc"
         self.prerun_cmds = build_lines(cc)
+        # a partition with GPUs needs their OpenCL, not only a CPU platform (None: GPUs, number not declared)
+        present, _ = gpu_present(self.current_partition)
+        self.gpus_declared = (partition_gpus(self.current_partition)[0] or None) if present else 0
 
     @sanity_function
     def validate(self):
@@ -92,8 +116,8 @@ class AcceptanceOpenCL(AcceptanceMixin, YeebenchCheck):
             return self.not_measured(f"no OpenCL platform on the node: {line} (no ICD registered)")
         details = list(sn.evaluate(sn.extractall(r"^(?:platform|device|vadd) .*$", self.stdout)))
         names = sn.evaluate(sn.extractall(r'^device \S+ name "([^"]*)" type (\S+)', self.stdout, (1, 2)))
-        seen = ", ".join(f"{n} ({t})" for n, t in names)
-        return self.verdict(line.endswith(" VALID"), f"{line}: {seen}" if seen else line, details)
+        ok, reason = platform_verdict(line, names, self.gpus_declared)
+        return self.verdict(ok, reason, details)
 
     def collect_foms(self):
         if not self.measured:
