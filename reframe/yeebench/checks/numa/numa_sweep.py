@@ -20,8 +20,8 @@ from yeebench.sweep_check import BINDINGS, SMOKE_SWEEP, PlacedSweep, skip_file
 
 @rfm.simple_test
 class FdtdNumaSweep(PlacedSweep):
-    '''Paper 000 Fig. 7 (and Fig. 11 on the PEC box): memory policy under one binding, against an unpinned,
-    policy-free run.'''
+    '''Paper 000 Fig. 7: memory policy under one binding, against an unpinned, policy-free run (Fig. 11's row
+    compares the same on the PEC box instead of the antenna).'''
 
     placement = parameter([b[0] for b in BINDINGS])
 
