@@ -391,8 +391,10 @@ EXPERIMENTS = (
     _e("003", "test 8", "OpenCL", "like for like",
        "AcceptanceOpenCL", {}, "opencl_devices",
        how="a probe built in the job lists every OpenCL platform and device and adds two vectors on each; "
-           "needs an OpenCL platform (CL/cl.h, libOpenCL and a registered ICD): skipped with the reason where "
-           "there is none, as in the suite's environments; CUDA is test 9"),
+           "where the partition declares GPUs one device must be a GPU (a CPU-only platform FAILs), elsewhere "
+           "CPU devices pass and the reason says so; needs an OpenCL platform (CL/cl.h, libOpenCL and a "
+           "registered ICD): skipped with the reason where there is none, as in the suite's environments; "
+           "CUDA is test 9"),
     _e("003", "test 9", "CUDA", "like for like",
        "AcceptanceGPU", {"kernel": "*"}, "",
        how="device query, bandwidth and N-body on every GPU of every node of the partition (one task per node "
@@ -413,8 +415,11 @@ EXPERIMENTS = (
            "skipped with the reason where the network or kernel refuses multicast"),
     _e("003", "test 14", "IPv4 and IPv6 dual stack", "like for like",
        "AcceptanceIPStack", {}, "ipv6_available",
-       how="IPv4 and IPv6 TCP over every interface a job uses; needs a global IPv6 address on them: NOT "
-           "MEASURED without (a site that offers no IPv6 waives it on the sign-off page, which records the waiver)"),
+       how="IPv4 and IPv6 TCP over every interface a job uses, on each node and from each node to every address "
+           "of the next node (the probes meet in the stage directory), so the round trip crosses the network; "
+           "needs a global IPv6 address on them: NOT MEASURED without (a site that offers no IPv6 waives it on the "
+           "sign-off page, which records the waiver); on one node NOT MEASURED, 'same node': a round trip to the "
+           "node's own address never leaves it", when=(C.at_least("nodes", 2),)),
     _e("003", "test 15", "storage (Panasas) bandwidth, also from a VM", "instead",
        "AcceptanceStorage", {"tool": "*"}, "write_bandwidth",
        how="fio/dd/the solver's output into the job's file system; no Panasas, no VM"),
@@ -431,6 +436,49 @@ EXPERIMENTS = (
            "requirement the site's own log is held to, beside no recorded row", when=(),
        ci="a command over a site's 30-day log, not a ReFrame check: make test-python runs it on sample logs "
           "that pass and fail 97 % (reframe/yeebench/acceptance/tests/test_acceptance_cli.py)"),
+    _e("003", "3.1", "system specification: 2 x 12-core Opteron, 4 NUMA nodes, 64 GB, 4 GPUs per GPU node",
+       "like for like", "AcceptanceTopology", {}, "",
+       how="the per-node part of the specification as an expected-topology file (sockets, cores, PUs, NUMA "
+           "nodes and distances; reframe/config/topology/) that every node is held to, all nodes alike; GPUs per "
+           "node are AcceptanceGPU's device query, the interconnect the network rows (requirement, switch "
+           "latency), storage test 15"),
+    _e("003", "3.4 (all GPUs at once)", "every GPU of a node loaded together: Xid 48 double bit errors, a GPU "
+       "off the bus", "like for like", "AcceptanceGPUStress", {}, "gpus_stressed",
+       how="N-body on every GPU of each node at once for stress_seconds (30), nvidia-smi -q -d ECC counters and "
+           "the kernel log's Xid and 'fallen off the bus' lines read before and after: FAIL naming node, GPU "
+           "index and bus id of a counter that rose, a new Xid, a failed or hung load, a GPU nvidia-smi lost; "
+           "the Xid scan only where dmesg or journalctl -k is readable (a note otherwise); the paper's load was "
+           "its OpenCL/MPI N-body (3.4 (N-body)); NOT MEASURED without a GPU"),
+    _e("003", "3.4 (N-body)", "multi-GPU OpenCL/MPI N-body across all GPUs in effectiveness testing",
+       "not reproducible",
+       how="needs the paper's OpenCL/MPI N-body code (not published) or another one MPI job driving every GPU of "
+           "several nodes through OpenCL, and an OpenCL GPU platform on each node (test 8 checks for one); the "
+           "suite's N-body is CUDA, one process per GPU: AcceptanceGPUStress runs it on all GPUs of each node at "
+           "once, the load under which the paper's GPUs failed, but not as one MPI job"),
+    _e("003", "requirement (bandwidth)", "MANET emulation needs > 1 Gbit/s between nodes", "like for like",
+       "AcceptanceNetwork", {}, "bandwidth_min",
+       (P(125, "MB/s", "required: over 1 Gbit/s between nodes"),),
+       how="a site's requirement on every node pair (1 MiB messages, N/2 pairs at once), off unless set: "
+           "-S AcceptanceNetwork.min_bandwidth_gbits=1 fails naming each pair below it (or bandwidth_min "
+           "[125, 0, null, 'MB/s'] in the system's reference file)",
+       when=(C.at_least("nodes", 2),)),
+    _e("003", "requirement (latency)", "MANET emulation needs < 3 us between nodes", "like for like",
+       "AcceptanceNetwork", {}, "latency_max",
+       (P(3, "us", "required: under 3 us between nodes"),),
+       how="a site's requirement on every node pair (half round trip), off unless set: "
+           "-S AcceptanceNetwork.max_latency_us=3 fails naming each pair above it (or latency_max "
+           "[3, null, 0, 'us'] in the system's reference file); TCP over the virtual cluster's veth pairs is far "
+           "above it",
+       when=(C.at_least("nodes", 2),)),
+    _e("003", "switch latency", "Gnodal switch port to port ~282 ns min, ~546 ns max (2-stage fat tree)", "instead",
+       "AcceptanceNetwork", {}, "latency_spread",
+       (P(0.546, "us", "switch port to port, maximum (minimum ~0.282 us)"),),
+       how="one switch's port-to-port time is not measurable from the nodes: latency_spread is how much the "
+           "slowest pair's latency exceeds the fastest pair's, the switch hops a longer path adds (a 2-stage fat "
+           "tree adds at most 2: 2 x 0.546 = 1.09 us); -S AcceptanceNetwork.max_latency_spread_us=1.09 fails "
+           "naming each pair beyond it, off unless set",
+       when=(C.at_least("nodes", 2),),
+       instead="the spread of pair latencies across the network (extra switch hops), not one switch's time"),
     _e("003", "Fig. 1", "power backplane trace (photograph)", "no measurement", how="photograph"),
     _e("003", "Fig. 2", "cache misses vs threads per node, ASLR on/off", "instead",
        "AcceptanceScaling", {"program": "*"}, "aslr_cost",
@@ -440,10 +488,20 @@ EXPERIMENTS = (
            "alone ranked the runs so is at most 0.01 (NOT MEASURED above it); needs ASLR on and setarch -R "
            "allowed: NOT MEASURED otherwise; "
            "AcceptanceKernelSettings flags ASLR on AMD family 15h with an old kernel"),
-    _e("003", "Figs. 3-4", "speedup vs threads: pthreads, fork, MPI; before/after the kernel fix", "like for like",
+    _e("003", "Figs. 3-4", "speedup vs threads: pthreads, fork, MPI; before/after the kernel fix", "instead",
        "AcceptanceScaling", {"program": "*"}, "threads_over_processes",
-       how="1, 2, 4 ... all cores, threads vs processes; Fig. 4's ASLR on/off as the full node of processes "
-           "with and without `setarch -R` (processes_N_aslr_on, processes_N_aslr_off)"),
+       how="1, 2, 4 ... all cores, threads (OpenMP) vs processes (MPI); no fork mode, and Fig. 4's three kernel "
+           "configurations (RHEL 6.1 with ASLR, 6.1 with it off by sysctl, 6.2's patched kernel) become one on/off "
+           "point: the full node of processes with and without `setarch -R` on the node's own kernel "
+           "(processes_N_aslr_on, processes_N_aslr_off); a benchmark cannot install kernels, and the fix the "
+           "kernels differ by (AMD family 15h's shared instruction cache) is AcceptanceKernelSettings's warning",
+       instead="one ASLR on/off point on the node's kernel and threads vs MPI processes, not fork nor three "
+               "kernels"),
+    _e("003", "3.5 (kernel settings)", "ASLR (kernel.randomize_va_space) on family 15h Opterons before kernel 3.2",
+       "like for like", "AcceptanceKernelSettings", {}, "",
+       how="every node's kernel.randomize_va_space, kernel version, CPU vendor and family read (with THP, "
+           "governor, zone_reclaim_mode): a warning with the reason where ASLR is on with an AMD family 15h CPU "
+           "and a kernel before 3.2 (the paper's case), notes otherwise; FAIL where nodes disagree"),
     _e("003", "NUMA distances", "numactl distances 10/16/20: remote 60-100 % more costly", "like for like",
        "AcceptanceNUMACosts", {}, "remote_cost_max", NUMA_COSTS,
        how="the paper read its costs off the distance table (16/10: 60 %, 20/10: 100 %): the report prints the "

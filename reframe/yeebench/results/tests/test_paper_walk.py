@@ -40,6 +40,8 @@ EXPECTED = {
     ("002", "Table 1 (8 run time)"): {}, ("002", "Table 1 (16 run time)"): {}, ("002", "Table 1 (64 run time)"): {},
     ("002", "text (MPI calls)"): {n: 8 for n in (4, 16, 18)},
     ("003", "NUMA distances"): {n: 60 for n in ALL}, ("003", "NUMA distances (measured)"): {n: 60 for n in ALL},
+    ("003", "requirement (bandwidth)"): {n: 125 for n in ALL - {1}},   # between nodes: 2 or more
+    ("003", "requirement (latency)"): {n: 3 for n in ALL - {1}}, ("003", "switch latency"): {n: 0.546 for n in ALL - {1}},
     ("004", "Fig. 5"): {2: 1.0, 4: 1.0, 16: 1.15}, ("004", "text (32 nodes)"): {},   # 32 nodes: no walked count
     ("004", "Fig. 6 (Allreduce)"): {16: 0.9}, ("004", "Fig. 6 (Bcast)"): {16: 0.9},
 }
