@@ -179,14 +179,16 @@ def cmd_compare(args):
     counts = compare.summary(results)
     header = [f"baseline:  {base_label}", f"candidate: {candidate.label}",
               f"statistic {args.statistic} of the repeats, threshold {args.threshold * 100:g}%, "
-              f"alpha {args.alpha:g}, noise band {args.z:g} sigma, run-to-run noise from "
+              f"alpha {args.alpha:g}, noise band {args.z:g} sigma, a curve's sizes {args.size_threshold * 100:g}% "
+              f"with at most {args.max_regressed_sizes} regressed, run-to-run noise from "
               + (f"{history.run_count()} recorded runs" if history else "no history")]
     formatter = formats.FORMATTERS[args.format]
     if args.format == "json":
         text = formatter(results, counts, header, settings={
             "baseline": base_label, "candidate": candidate.label, "threshold": args.threshold,
             "alpha": args.alpha, "z": args.z, "ignore": args.ignore, "metric": args.metric,
-            "statistic": args.statistic, "history_runs": history.run_count() if history else 0})
+            "statistic": args.statistic, "history_runs": history.run_count() if history else 0,
+            "size_threshold": args.size_threshold, "max_regressed_sizes": args.max_regressed_sizes})
     else:
         text = formatter(results, counts, header)
     if args.output:
