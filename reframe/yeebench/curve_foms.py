@@ -92,14 +92,18 @@ def size_foms(sizes, latency_us=None, bandwidth=None):
     """One FOM per measured size: curve_latency_<n>B (us) and/or curve_bw_<n>B (MB/s), in size order.
 
     Only what was measured: a ping-pong's bandwidth is its latency's inverse and adds no figure.  A size
-    measured twice keeps its first value (one figure per name); a negative size is not a message."""
+    measured twice keeps its first value (one figure per name); a negative size is not a message.  Only
+    0 and the powers of two become figures: NetPIPE also measures 3 bytes either side of each (about 260
+    sizes up to 4 MiB), which the plots keep but which would make every NetPIPE case ten times as many
+    figures to store, gate and export as an OSU case, for sizes no other benchmark measures."""
     foms, seen = [], set()
     for family, values in (('curve_latency', latency_us), ('curve_bw', bandwidth)):
         if not values:
             continue
         unit, direction, _ = SIZE_FAMILIES[family]
         for size, value in zip(sizes, values):
-            name = size_metric(family, size) if size >= 0 else None
+            standard = size >= 0 and int(size) == size and not int(size) & (int(size) - 1)
+            name = size_metric(family, size) if standard else None
             if name is None or name in seen:
                 continue
             seen.add(name)

@@ -60,6 +60,11 @@ FIGURES = (
            "multi-pair bandwidth at large messages (one direction)"),
     Figure("ratio_*", (CONTAINER_LIKE_NATIVE, REPEATS_AGREE),
            "the figure in the container / natively, same node and ranks (100 = no overhead)"),
+    # A point-to-point curve's figure at each size: no rule of its own, so a noisy host does not print one
+    # warning per size; its summary figures (latency_1B, peak_bw...) carry the rules, the gate judges the
+    # sizes with their own noise (results/curve_gate.py).
+    Figure("curve_latency_*B", (), "one-way latency at one measured message size"),
+    Figure("curve_bw_*B", (), "bandwidth at one measured message size"),
     Figure("latency_*", (LATENCY_ON_SMALL_SIZE_FIT, REPEATS_AGREE),
            "one message's latency at a size (point-to-point: one way; collectives: per call)"),
     Figure("*", (REPEATS_AGREE,), "", non_negative=False),
