@@ -99,6 +99,27 @@ def cmd_exec(args) -> int:
         raise UsageError(str(err))
 
 
+def cmd_degrade(args) -> int:
+    from . import degrade
+    from .sysrun import SystemError_
+    if not (args.clear or args.link_rate or args.cpu_percent is not None):
+        raise UsageError("degrade needs --link-rate, --cpu-percent or --clear")
+    state_dir = _state_dir(args)
+    try:
+        if args.clear:
+            degrade.clear(state_dir, args.node)
+            print(f"vcluster degrade: {args.node} is as `up` made it again")
+        if args.link_rate:
+            rate = degrade.slow_link(state_dir, args.node, args.link_rate)
+            print(f"vcluster degrade: {args.node}'s link at {rate / 1e6:g} Mbit/s")
+        if args.cpu_percent is not None:
+            path = degrade.cap_cpu(state_dir, args.node, args.cpu_percent)
+            print(f"vcluster degrade: {args.node} limited to {args.cpu_percent:g} % of one CPU ({path})")
+    except (degrade.DegradeError, LayoutError, SystemError_) as err:
+        raise UsageError(str(err))
+    return 0
+
+
 def cmd_preflight(args) -> int:
     reason = preflight.check(shaping=True)
     if reason:
@@ -210,4 +231,10 @@ def register(subparsers) -> None:
                    help="run only the vcluster NetPIPE check, not the suite's pt2pt pairs")
     p.add_argument("--skip-unsupported", action="store_true",
                    help="exit 0 with a printed reason when this machine cannot host the cluster (CI)")
+    p = add("degrade", cmd_degrade, "make one node bad on purpose (a slower link, a capped CPU), so that an "
+                                    "acceptance run can be shown to name it; --clear undoes it")
+    p.add_argument("node", help="the node, e.g. vc2")
+    p.add_argument("--link-rate", help="its link's rate, below the cluster's (e.g. 100mbit)")
+    p.add_argument("--cpu-percent", type=float, help="its processes' share of one CPU, in percent (e.g. 10)")
+    p.add_argument("--clear", action="store_true", help="the node's link and CPU as `up` made them")
     add("preflight", cmd_preflight, "check root, commands and kernel features; exit 2 with the reason if absent")

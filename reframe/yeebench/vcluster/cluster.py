@@ -5,7 +5,7 @@ import subprocess
 import time
 from typing import List
 
-from . import cpusets, daemons, netns, owner, state
+from . import cpusets, daemons, degrade, netns, owner, state
 from .layout import HEAD_NAME, SWITCH_NETNS, Layout, hosts_text, slurm_conf_text
 from .sysrun import SystemError_, run
 
@@ -188,6 +188,7 @@ def down(state_dir: str, log=print, keep_logs: bool = False) -> float:
     # 3. Leftovers still in our cgroups, then the cgroups themselves.
     stopped += daemons.stop_pids(cpusets.cgroup_pids(cgroup_parent), grace=2)
     cpusets.remove_all(cgroup_parent)
+    degrade.remove_caps()           # a node made slow on purpose (its CPU limit's cgroup, v1)
     # 4. Namespaces (their veths and the bridge go with them).
     for ns in ours:
         netns.delete(ns)
