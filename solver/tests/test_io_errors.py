@@ -36,7 +36,7 @@ usage_error(["--output", "ascii", "--output-fields", "ex,qq"], ["--output-fields
 usage_error(["--output", "ascii", "--output-fields", "ex,EX"], ["--output-fields", "twice"])
 usage_error(["--output", "ascii", "--output-fields", ""], ["--output-fields"])
 usage_error(["--output", "binary", "--output-every", "0"], ["--output-every", "out of range"])
-usage_error(["--output", "binary", "--output-strategy", "all"], ["--output-strategy", "root|per-rank|shared"])
+usage_error(["--output", "binary", "--output-strategy", "all"], ["--output-strategy", "root|root-per-rank|per-rank|shared"])
 usage_error(["--output", "binary", "--output-strategy", "shared"], ["shared", "--output hdf5"])
 if HDF5 == "none":
     usage_error(["--output", "hdf5"], ["--output hdf5", "without HDF5"])
