@@ -130,9 +130,11 @@ def stress(program, seconds, timeout, smi="nvidia-smi"):
     if before["ecc"] is None or after["ecc"] is None:
         record["ecc_error"] = "; ".join(dict.fromkeys(before["errors"] + after["errors"])) or "no ECC report"
     if source:
-        _, log_after = kernel_log(source)
-        log_after = log_after if isinstance(log_after, list) else []
-        record["kernel_new"] = [line for line in gpu_errors.new_lines(log_before, log_after) if "NVRM" in line]
+        again, log_after = kernel_log(source)
+        if again:
+            record["kernel_new"] = [line for line in gpu_errors.new_lines(log_before, log_after) if "NVRM" in line]
+        else:   # readable before the load, not after: nothing to compare, said so
+            record["kernel_log"] = f"read before the load, not after: {log_after}"
     return record
 
 
