@@ -243,3 +243,17 @@ def test_a_hung_load_is_cut_at_the_time_limit_and_named(tmp_path):
 def test_a_node_without_gpus_says_so():
     rec = gpu_stress.stress(["true"], 0.1, 1, "/nonexistent/nvidia-smi")
     assert rec["error"].startswith("nvidia-smi lists no GPU")
+
+
+def test_a_kernel_log_unreadable_after_the_load_is_said_so(tmp_path, monkeypatch):
+    (tmp_path / "list").write_text(GPU_LIST)
+    smi = script(tmp_path / "nvidia-smi", f'case "$1" in --query-gpu=*) cat {tmp_path}/list;; *) exit 9;; esac')
+    # readable once: the second read (after the load) is refused
+    dmesg = script(tmp_path / "dmesg", f'[ -e {tmp_path}/read ] && {{ echo "Operation not permitted" >&2; exit 1; }}\n'
+                   f'touch {tmp_path}/read; echo "{KERNEL[0]}"')
+    monkeypatch.setattr(gpu_stress, "KERNEL_LOGS", ([dmesg],))
+    load = script(tmp_path / "load", 'echo "nbody bodies 8 steps 1 max_rel_error 0 VALID"')
+    rec = gpu_stress.stress([load], 0.1, 10, smi)
+    assert rec["kernel_log"] == "read before the load, not after: dmesg exited 1: Operation not permitted"
+    _, notes = gpu_errors.node_problems(json.loads(json.dumps(rec)))
+    assert "Xid lines not scanned: read before the load, not after: dmesg exited 1: Operation not permitted" in notes
