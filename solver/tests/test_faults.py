@@ -80,7 +80,8 @@ def sigterm(fmt, strategy, ranks, trials=3, n=40, steps=400):
               (name, trials, steps, early))
 
 
-combos = [(f, s) for f in ("ascii", "binary", "hdf5") for s in ("root", "per-rank")] + [("hdf5", "shared")]
+combos = [(f, s) for f in ("ascii", "binary", "hdf5") for s in ("root", "per-rank")] + [("hdf5", "root-per-rank"),
+                                                                                      ("hdf5", "shared")]
 for fmt, strategy in combos:
     if (fmt == "hdf5" and HDF5 == "none") or (strategy == "shared" and HDF5 != "parallel"):
         print("SKIP  SIGTERM, %s/%s: this yee has %s HDF5" % (fmt, strategy, HDF5))

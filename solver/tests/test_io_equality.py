@@ -1,5 +1,5 @@
 """Field output gives the same global field whatever the format, strategy and rank
-count: every combination of {ascii, binary, hdf5} x {root, per-rank, shared (HDF5)} x
+count: every combination of {ascii, binary, hdf5} x {root, root-per-rank, per-rank, shared (HDF5)} x
 {1, 2, 3, 4 ranks} is read back and compared bit for bit with the 1-rank binary output,
 and the last step's data must reproduce the solver's own checksum. Also checks the HDF5
 attributes, compression with collective parallel writes, the XDMF sidecar and the
@@ -46,7 +46,7 @@ HDF5 = hdf5_kind(ref_rep)
 check(HDF5 in ("none", "serial", "parallel"), "build info names the HDF5 kind: %s" % ref_rep["build"].get("hdf5"))
 if HDF5 != "parallel":
     print("SKIP  HDF5 cases%s: this yee has %s HDF5" % ("" if HDF5 == "none" else " with the shared strategy", HDF5))
-combos = [(f, s) for f in ("ascii", "binary", "hdf5") for s in ("root", "per-rank")] + [("hdf5", "shared")]
+combos = [(f, s) for f in ("ascii", "binary", "hdf5") for s in ("root", "root-per-rank", "per-rank")] + [("hdf5", "shared")]
 combos = [(f, s) for f, s in combos if (f != "hdf5" or HDF5 != "none") and (s != "shared" or HDF5 == "parallel")]
 for ranks in (1, 2, 3, 4):
     for fmt, strategy in combos:
