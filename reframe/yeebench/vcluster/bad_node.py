@@ -57,7 +57,11 @@ def judge(kind: str, node: str, out: str) -> bool:
     if not os.path.isfile(report):
         print(f"bad-node {kind}: FAILED: the acceptance run wrote no report (see {out}.log)")
         return False
-    found = verdict_of(report)
+    try:
+        found = verdict_of(report)
+    except (OSError, ValueError, AttributeError, TypeError) as err:
+        print(f"bad-node {kind}: FAILED: the acceptance run's report {report} cannot be read: {err}")
+        return False
     if found is None:
         print(f"bad-node {kind}: FAILED: {CHECK} did not run (see {out}/reframe.out)")
         return False
@@ -113,7 +117,11 @@ def main(argv=None) -> int:
             run_network_check(args.state_dir, out, run_opts)
             ok &= judge(kind, args.node, out)
         finally:
-            degrade.clear(args.state_dir, args.node)
+            try:
+                degrade.clear(args.state_dir, args.node)
+            except (degrade.DegradeError, SystemError_) as err:
+                print(f"bad-node {kind}: FAILED: cannot restore {args.node}: {err}")
+                ok = False
     return 0 if ok else 1
 
 

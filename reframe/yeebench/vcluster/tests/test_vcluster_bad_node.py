@@ -61,3 +61,13 @@ def test_a_shaped_cluster_only_gets_slower(tmp_path):
     state.save(layout, {}, None, "up")
     with pytest.raises(degrade.DegradeError, match="not slower"):
         degrade.slow_link(str(tmp_path), "vc1", "10gbit")
+
+
+def test_a_damaged_report_is_a_failure_with_one_line(tmp_path, capsys):
+    out = tmp_path / "cpu"
+    out.mkdir()
+    for text in ("{not json", '{"runs": 5}', '[1, 2]'):
+        (out / "report.json").write_text(text)
+        assert not bad_node.judge("cpu", "vc2", str(out))
+    lines = [line for line in capsys.readouterr().out.splitlines() if line]
+    assert len(lines) == 3 and all(line.startswith("bad-node cpu: FAILED: ") for line in lines)
