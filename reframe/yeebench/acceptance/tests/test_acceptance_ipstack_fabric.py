@@ -19,6 +19,14 @@ def test_the_node_count_is_the_launchers_task_count():
     assert ipstack.expected_nodes({"SLURM_NTASKS": "x"}) == 1 and ipstack.expected_nodes({}) == 1
 
 
+def test_mpirun_inside_an_allocation_counts_its_own_tasks_not_the_allocations():
+    # a one-node run under mpirun inside salloc inherits the allocation's SLURM_NTASKS
+    assert ipstack.expected_nodes({"SLURM_NTASKS": "4", "OMPI_COMM_WORLD_SIZE": "1"}) == 1
+    assert ipstack.expected_nodes({"SLURM_NTASKS": "4", "PMI_SIZE": "2"}) == 2
+    assert ipstack.expected_nodes({"SLURM_NTASKS": "4", "SLURM_STEP_NUM_TASKS": "3",
+                                   "OMPI_COMM_WORLD_SIZE": "1"}) == 3
+
+
 def record(host, fabric, ipv6=("fd00::1",)):
     stack = {"interfaces": {"eth0": {"present": True, "up": True, "loopback": False, "ipv4": {"10.0.0.1": ""},
                                      "ipv6": {a: "" for a in ipv6}}},
@@ -90,3 +98,21 @@ def test_a_node_alone_in_a_job_of_two_gives_up_at_the_time_limit(tmp_path):
     assert found == {"nodes": 2, "error": "1 of 2 node(s) published their addresses within 0.5 s (nodeA)"}
     assert ipstack.fabric(str(tmp_path / "unused"), "nodeA", [], expected=1) == {"nodes": 1}
     assert not (tmp_path / "unused").exists()
+
+
+def test_the_wait_for_the_others_to_finish_has_its_own_time_limit(tmp_path, monkeypatch):
+    # the peer published already; a publish wait that used up the whole limit must not
+    # leave the finishing wait with no time
+    (tmp_path / "nodeB.addr.json").write_text(json.dumps({"host": "nodeB", "listen": []}))
+    clock = [1000.0]
+    waits = []
+    monkeypatch.setattr(ipstack.time, "monotonic", lambda: clock[0])
+
+    def wait_for(folder, suffix, count, deadline):
+        waits.append((suffix, deadline - clock[0]))
+        clock[0] += 30.0       # each wait takes the whole limit
+        return {"nodeA": "a", "nodeB": str(tmp_path / "nodeB.addr.json")}
+
+    monkeypatch.setattr(ipstack, "_wait_for", wait_for)
+    ipstack.fabric(str(tmp_path), "nodeA", [], expected=2, timeout=30)
+    assert waits == [(".addr.json", 30.0), (".done", 30.0)]

@@ -162,8 +162,9 @@ def probe(links=None, env=os.environ):
 #: How long a node waits for the others to publish their addresses, and to finish (a shared file
 #: system may show another node's file late).
 PEERS_TIMEOUT = 90.0
-#: The launcher's task count: one task per node, so the number of nodes the probes must meet.
-TASK_COUNT_VARS = ("SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE")
+#: The launcher's task count: one task per node, so the number of nodes the probes must meet.  The
+#: step's own counts come before SLURM_NTASKS, which mpirun inside an salloc inherits from the allocation.
+TASK_COUNT_VARS = ("SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
 _FAMILIES = {"ipv4": socket.AF_INET, "ipv6": socket.AF_INET6}
 
 
@@ -252,10 +253,9 @@ def fabric(folder, host, addresses, expected, timeout=PEERS_TIMEOUT):
     stop = threading.Event()
     answering = threading.Thread(target=_echo, args=(servers, stop), daemon=True)
     answering.start()
-    deadline = time.monotonic() + timeout
     try:
         _publish(folder, f"{host}.addr.json", {"host": host, "listen": listen})
-        published = _wait_for(folder, ".addr.json", expected, deadline)
+        published = _wait_for(folder, ".addr.json", expected, time.monotonic() + timeout)
         if len(published) < expected:
             return {"nodes": expected, "error": f"{len(published)} of {expected} node(s) published their "
                                                 f"addresses within {timeout:g} s ({', '.join(sorted(published))})"}
@@ -268,7 +268,8 @@ def fabric(folder, host, addresses, expected, timeout=PEERS_TIMEOUT):
         if failed:
             result["listen_failed"] = failed
         _publish(folder, f"{host}.done", {})
-        _wait_for(folder, ".done", expected, deadline)   # answer the node before us until it is done
+        # its own limit: a slow publish phase must not leave the finishing wait no time
+        _wait_for(folder, ".done", expected, time.monotonic() + timeout)   # answer the node before us until it is done
         return result
     finally:
         stop.set()
