@@ -92,15 +92,16 @@ def _implementation(metric, params):
 
 
 def _distance(table):
-    """(largest remote distance, its cost over local in %) of a `numactl --hardware` table; None without one."""
-    if not isinstance(table, list) or len(table) < 2 or not all(isinstance(r, list) for r in table):
+    """(largest remote distance, its cost over local in %) of a `numactl --hardware` table; None unless it
+    is a square table of positive numbers (a recorded table may be anything)."""
+    if not isinstance(table, list) or len(table) < 2 or not all(
+            isinstance(r, list) and len(r) == len(table) for r in table):
         return None
-    try:
-        remote = max(d for i, row in enumerate(table) for j, d in enumerate(row) if i != j)
-        local = min(row[i] for i, row in enumerate(table))
-    except (IndexError, TypeError, ValueError):
+    if not all(isinstance(d, (int, float)) and not isinstance(d, bool) and d > 0 for row in table for d in row):
         return None
-    return (remote, 100.0 * (remote / local - 1)) if local > 0 else None
+    remote = max(d for i, row in enumerate(table) for j, d in enumerate(row) if i != j)
+    local = min(row[i] for i, row in enumerate(table))
+    return remote, 100.0 * (remote / local - 1)
 
 
 def facts_of(row, hardware=None):

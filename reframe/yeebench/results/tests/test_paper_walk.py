@@ -180,3 +180,10 @@ def test_a_row_whose_metric_no_check_emits_fails_naming_the_row():
                  "halo_bytes_per_process", (pf.P(1, "B", "x"),), when=())
     (problem,) = figures.unfillable([gone], foms)
     assert problem.startswith("002 Table 1 (8 bytes)")
+
+
+@pytest.mark.parametrize("table", [[["10", "20"], ["20", "10"]], [[10, 20], [20, "x"]], [[0, 20], [20, 0]],
+                                   [[10, -20], [-20, 10]], [[True, 20], [20, 10]], [[10, None], [None, 10]]])
+def test_a_distance_table_of_anything_but_positive_numbers_is_no_table(table):
+    assert paper_conditions.distance_cost({"numa_distances": table}) is None
+    assert paper_conditions.facts_of({"metric": "remote_cost_max"}, {"numa_distances": table})["numa_distance"] is None
