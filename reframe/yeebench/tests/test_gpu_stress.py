@@ -258,3 +258,21 @@ def test_a_kernel_log_unreadable_after_the_load_is_said_so(tmp_path, monkeypatch
     assert rec["kernel_log"] == why
     _, notes = gpu_errors.node_problems(json.loads(json.dumps(rec)))
     assert f"Xid lines not scanned: {why}" in notes
+
+
+@pytest.mark.parametrize("body, why", [
+    ("{}", "no host"), ("[]", "not a JSON object"), ('"x"', "not a JSON object"), ('{"host": 3}', "no host"),
+    ('{"host": "n1", "runs": []}', "runs"), ('{"host": "n1", "runs": {"0": 5}}', "runs"),
+    ('{"host": "n1", "gpus": [[0, "0000:07:00"]]}', "gpus"), ('{"host": "n1", "gpus": "x"}', "gpus"),
+    ('{"host": "n1", "ecc_after": {"0000:07:00": {"c": "1"}}}', "ecc_after"),
+    ('{"host": "n1", "kernel_new": [1]}', "kernel_new"), ('{"host": "n1", "error": 1}', "error"),
+    ("{not json", "not JSON")])
+def test_a_marker_line_that_is_no_node_record_is_refused_naming_what_is_wrong(body, why):
+    with pytest.raises(ValueError, match=why):
+        gpu_stress.parse(f"noise\n{gpu_stress.MARKER} {body}\n")
+
+
+def test_a_whole_record_reads_back_by_host():
+    rec = dict(record(), host="n1", seconds=0.2)
+    assert gpu_stress.parse(f"{gpu_stress.MARKER} {json.dumps(rec)}\n") == {"n1": rec}
+

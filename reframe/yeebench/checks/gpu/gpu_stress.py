@@ -154,12 +154,54 @@ def main(argv=None):
     return 0
 
 
+def _is_str_list(value):
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _is_gpu_list(value):
+    return isinstance(value, list) and all(
+        isinstance(g, list) and len(g) == 4 and isinstance(g[0], int) and _is_str_list(g[1:]) for g in value)
+
+
+def _is_ecc(value):
+    return isinstance(value, dict) and all(
+        isinstance(c, dict) and all(isinstance(n, int) and not isinstance(n, bool) for n in c.values())
+        for c in value.values())
+
+
+#: What each field of a node record must be when present (None: not read, said so in another field).
+_FIELDS = {"error": lambda v: isinstance(v, str), "kernel_log": lambda v: isinstance(v, str),
+           "smi_error": lambda v: isinstance(v, str), "ecc_error": lambda v: isinstance(v, str),
+           "seconds": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+           "gpus": _is_gpu_list, "gpus_after": lambda v: v is None or _is_gpu_list(v),
+           "ecc_before": lambda v: v is None or _is_ecc(v), "ecc_after": lambda v: v is None or _is_ecc(v),
+           "kernel_new": _is_str_list,
+           "runs": lambda v: isinstance(v, dict) and all(k.isdigit() and isinstance(o, str) for k, o in v.items())}
+
+
+def _record(body):
+    """One node's record from the JSON after the marker; ValueError naming what is wrong."""
+    try:
+        record = json.loads(body)
+    except ValueError as err:
+        raise ValueError(f"{MARKER} line is not JSON: {err}") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{MARKER} line is not a JSON object: {body[:60]}")
+    if not isinstance(record.get("host"), str) or not record["host"]:
+        raise ValueError(f"{MARKER} record names no host: {body[:60]}")
+    bad = [field for field, fits in _FIELDS.items() if field in record and not fits(record[field])]
+    if bad:
+        raise ValueError(f"{MARKER} record of {record['host']}: unexpected {', '.join(bad)}")
+    return record
+
+
 def parse(text):
-    """The node records in a job's output, keyed by host (a host twice is an error)."""
+    """The node records in a job's output, keyed by host (a host twice, or a record that is not one, is
+    a ValueError)."""
     nodes = {}
     for line in text.splitlines():
         if line.startswith(MARKER + " "):
-            record = json.loads(line[len(MARKER) + 1:])
+            record = _record(line[len(MARKER) + 1:])
             if record["host"] in nodes:
                 raise ValueError(f"host {record['host']} reported twice (more than one task per node)")
             nodes[record["host"]] = record
