@@ -276,3 +276,27 @@ def test_a_whole_record_reads_back_by_host():
     rec = dict(record(), host="n1", seconds=0.2)
     assert gpu_stress.parse(f"{gpu_stress.MARKER} {json.dumps(rec)}\n") == {"n1": rec}
 
+
+def test_a_load_thread_that_raises_anything_is_that_gpus_failure(monkeypatch):
+    def load_one(uuid, program, seconds, deadline):
+        if uuid == "u1":
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+        return "VALID 1 run(s)"
+
+    monkeypatch.setattr(gpu_stress, "load_one", load_one)
+    outcomes = gpu_stress.load_all([(0, "b0", "u0", "n"), (1, "b1", "u1", "n")], ["x"], 0.1, 1)
+    assert outcomes[0] == "VALID 1 run(s)"
+    assert outcomes[1].startswith("failed: UnicodeDecodeError") and "invalid start byte" in outcomes[1]
+
+
+def test_output_that_is_not_utf8_is_read_not_raised(tmp_path):
+    load = script(tmp_path / "load", "printf '\\377\\376 nbody VALID\\n'")
+    assert gpu_stress.load_one("u0", [load], 0.01, gpu_stress.time.monotonic() + 60).startswith("VALID 1 run(s)")
+
+
+def test_a_listed_gpu_without_a_run_fails_the_node():
+    problems, _ = gpu_errors.node_problems(record(runs={"0": "VALID 3 run(s)"}))
+    assert problems == ["GPU 1 (0000:08:00): no load ran on it"]
+    problems, _ = gpu_errors.node_problems(record(runs={}))
+    assert problems == ["GPU 0 (0000:07:00): no load ran on it", "GPU 1 (0000:08:00): no load ran on it"]
+

@@ -128,10 +128,15 @@ def node_problems(record):
     else:
         gone = sorted(set(gpus) - {bus for _, bus, _, _ in after}, key=gpus.get)
         problems += [f"{name(bus)} fell off: nvidia-smi no longer lists it after the load" for bus in gone]
-    for index, outcome in sorted((record.get("runs") or {}).items(), key=lambda kv: int(kv[0])):
+    runs = record.get("runs") or {}
+    for index, outcome in sorted(runs.items(), key=lambda kv: int(kv[0])):
         if not outcome.startswith("VALID"):
             bus = next((b for b, i in gpus.items() if i == int(index)), None)
             problems.append(f"{name(bus) if bus else f'GPU {index}'}: the load {outcome}")
+    ran = {int(index) for index in runs}
+    # a listed GPU without an outcome was never shown to work under load
+    problems += [f"{name(bus)}: no load ran on it" for bus, index in sorted(gpus.items(), key=lambda kv: kv[1])
+                 if index not in ran]
     before_ecc, after_ecc = record.get("ecc_before"), record.get("ecc_after")
     if before_ecc is None or after_ecc is None:
         notes.append("ECC counters not compared: " + (record.get("ecc_error") or "no ECC report"))

@@ -30,7 +30,8 @@ def _run(cmd, timeout=60):
     """(stdout, '') or (None, why) of a command (named by its file name)."""
     name = os.path.basename(cmd[0])
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        done = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
+                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as err:
         return None, f"{name}: {err}"
     if done.returncode != 0:
@@ -83,8 +84,8 @@ def load_one(uuid, program, seconds, deadline):
         if left <= 0:
             break
         try:
-            done = subprocess.run(program, capture_output=True, text=True, timeout=left, env=env,
-                                  stdin=subprocess.DEVNULL)
+            done = subprocess.run(program, capture_output=True, text=True, errors="replace", timeout=left,
+                                  env=env, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             return f"hung: still running at the time limit after {runs} complete run(s)"
         except OSError as err:
@@ -103,7 +104,10 @@ def load_all(gpus, program, seconds, timeout):
     outcomes = {}
 
     def one(index, uuid):
-        outcomes[index] = load_one(uuid, program, seconds, deadline)
+        try:
+            outcomes[index] = load_one(uuid, program, seconds, deadline)
+        except Exception as err:   # noqa: BLE001 - whatever it was, this GPU was not shown to work
+            outcomes[index] = f"failed: {type(err).__name__}: {err}"
 
     threads = [threading.Thread(target=one, args=(index, uuid)) for index, _, uuid, _ in gpus]
     for t in threads:
