@@ -80,7 +80,7 @@ def test_a_partition_without_gpus_skips_with_the_reason(tmp_path):
 def test_every_gpu_is_loaded_and_the_gpu_whose_counter_rose_fails_by_its_index(tmp_path):
     case = run(tmp_path, SMI, RISE='1')
     assert case['result'] == 'fail' and case['fail_phase'] == 'sanity'
-    assert re.search(r'\S+ GPU 1 \(0000:08:00\): ECC counters rose: Volatile/DRAM Uncorrectable 0 -> 1',
+    assert re.search(r'\S+ GPU 1 \(0000:08:00\): uncorrectable ECC errors rose: DRAM Uncorrectable 0 -> 1',
                      case['acceptance_reason'])
     assert 'GPU 0 (' not in case['acceptance_reason']
     stage = Path(case['stagedir'])
@@ -95,3 +95,22 @@ def test_a_quiet_node_passes_with_the_count_of_gpus(tmp_path):
     assert case['acceptance_reason'].startswith('2 GPU(s) on 1 node(s) loaded together for 0.2 s')
     (value,) = [v[0] for k, v in case['perfvalues'].items() if k.endswith(':gpus_stressed')]
     assert value == 2
+
+
+def test_corrected_ecc_errors_pass_and_are_said_in_the_verdict():
+    from yeebench.checks.gpu import acceptance_gpu_stress, gpu_errors
+    gpus = [[0, '0000:07:00', 'GPU-a', 'NVIDIA H200']]
+    before = {'0000:07:00': {'Volatile/DRAM Correctable': 0, 'Aggregate/DRAM Correctable': 5,
+                             'Volatile/DRAM Uncorrectable': 0, 'Aggregate/DRAM Uncorrectable': 0}}
+    after = {'0000:07:00': {'Volatile/DRAM Correctable': 2, 'Aggregate/DRAM Correctable': 7,
+                            'Volatile/DRAM Uncorrectable': 0, 'Aggregate/DRAM Uncorrectable': 0}}
+    rec = {'host': 'n1', 'seconds': 30, 'gpus': gpus, 'gpus_after': gpus, 'ecc_before': before,
+           'ecc_after': after, 'kernel_log': 'readable', 'kernel_new': [], 'runs': {'0': 'VALID 3 run(s)'}}
+    reason, details, ok = acceptance_gpu_stress.stress_verdict({'n1': rec}, 1, 1)
+    assert ok and 'no uncorrectable ECC error' in reason
+    assert 'n1 GPU 0 (0000:07:00): corrected ECC errors rose: DRAM Correctable 0 -> 2' in reason
+    after['0000:07:00']['Volatile/DRAM Uncorrectable'] = 1
+    after['0000:07:00']['Aggregate/DRAM Uncorrectable'] = 1
+    reason, _, ok = acceptance_gpu_stress.stress_verdict({'n1': rec}, 1, 1)
+    assert not ok and reason == 'n1 GPU 0 (0000:07:00): uncorrectable ECC errors rose: DRAM Uncorrectable 0 -> 1'
+    assert gpu_errors.CORRECTED in gpu_errors.node_problems(rec)[1][0]

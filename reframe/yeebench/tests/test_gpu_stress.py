@@ -177,8 +177,7 @@ def test_a_quiet_node_has_no_problem():
 
 def test_a_counter_that_rose_names_the_gpu_index_and_the_counter():
     problems, _ = gpu_errors.node_problems(record(ecc_after=gpu_errors.parse_ecc(ECC_NEW.format(dbe=1))))
-    assert problems == ["GPU 0 (0000:07:00): ECC counters rose: Volatile/DRAM Uncorrectable 0 -> 1, "
-                        "Aggregate/DRAM Uncorrectable 0 -> 1"]
+    assert problems == ["GPU 0 (0000:07:00): uncorrectable ECC errors rose: DRAM Uncorrectable 0 -> 1"]
 
 
 def test_xid_lines_and_a_gpu_gone_from_nvidia_smi_are_problems_of_their_gpu():
@@ -228,7 +227,7 @@ def test_the_runner_loads_every_gpu_at_once_and_reads_what_changed(tmp_path, mon
     assert all(outcome.startswith("VALID") for outcome in rec["runs"].values())
     assert rec["kernel_new"] == [KERNEL[4]] * len(rec["kernel_new"]) and rec["kernel_new"]
     problems, _ = gpu_errors.node_problems(rec)
-    assert problems[0].startswith("GPU 0 (0000:07:00): ECC counters rose: Volatile/DRAM Uncorrectable 0 -> 1")
+    assert problems[0] == "GPU 0 (0000:07:00): uncorrectable ECC errors rose: DRAM Uncorrectable 0 -> 1"
     assert problems[1].startswith("GPU 1 (0000:08:00): kernel log: Xid 79 (fallen off the bus)")
 
 
@@ -301,3 +300,22 @@ def test_a_listed_gpu_without_a_run_fails_the_node():
     problems, _ = gpu_errors.node_problems(record(runs={}))
     assert problems == ["GPU 0 (0000:07:00): no load ran on it", "GPU 1 (0000:08:00): no load ran on it"]
 
+
+def test_a_corrected_error_rise_is_a_note_and_each_counter_is_named_once_per_gpu():
+    after = gpu_errors.parse_ecc(ECC_NEW.format(dbe=0).replace("DRAM Correctable              : 0",
+                                                                  "DRAM Correctable              : 2"))
+    problems, notes = gpu_errors.node_problems(record(ecc_after=after))
+    assert problems == []
+    assert notes == ["GPU 0 (0000:07:00): corrected ECC errors rose: DRAM Correctable 0 -> 2",
+                     "GPU 1 (0000:08:00): corrected ECC errors rose: DRAM Correctable 0 -> 2"]
+
+
+def test_old_layout_single_bit_is_corrected_and_double_bit_fails():
+    before = gpu_errors.parse_ecc(ECC_OLD.replace("Device Memory       : 1", "Device Memory       : 0")
+                                  .replace("Device Memory       : 7", "Device Memory       : 0"))
+    after = gpu_errors.parse_ecc(ECC_OLD)
+    rec = record(gpus=[[0, "0000:03:00", "u", "M2070"]], gpus_after=[[0, "0000:03:00", "u", "M2070"]],
+                 ecc_before=before, ecc_after=after, runs={"0": "VALID 1 run(s)"})
+    problems, notes = gpu_errors.node_problems(rec)
+    assert problems == ["GPU 0 (0000:03:00): uncorrectable ECC errors rose: Double Bit/Device Memory 0 -> 1"]
+    assert notes == ["GPU 0 (0000:03:00): corrected ECC errors rose: Single Bit/Device Memory 0 -> 7"]

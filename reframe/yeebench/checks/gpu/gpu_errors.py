@@ -4,7 +4,8 @@ gave "NVRM: Xid (...): 48, An uncorrectable double bit error" and then a GPU "fe
 Pure functions on text: `nvidia-smi -q -d ECC` (every counter of every GPU, by PCI bus id),
 `nvidia-smi --query-gpu=index,pci.bus_id,uuid,name --format=csv,noheader` (which index a bus id is)
 and the kernel log's NVRM lines (Xid events, "fallen off the bus").  `node_problems` compares two
-snapshots of one node and names each GPU whose counters rose, that logged an Xid or that fell over.
+snapshots of one node and names each GPU whose uncorrectable ECC counters rose, that logged an Xid or
+that fell over; a corrected-error rise is a note.
 """
 import re
 from collections import Counter
@@ -112,6 +113,32 @@ def _xid_words(what):
     return f"{what} ({meaning})" if meaning else what
 
 
+#: The words of a note on corrected ECC errors (stress_verdict shows these in a passing verdict).
+CORRECTED = "corrected ECC errors"
+
+
+def counter_kind(counter):
+    """'uncorrectable' (the paper's failure: Xid 48, double bit) or 'corrected' (single bit, SEC: an
+    occasional one is normal on HBM) of a counter path from parse_ecc."""
+    words = counter.lower()
+    return "uncorrectable" if "uncorrectable" in words or "double bit" in words else "corrected"
+
+
+def ecc_rises(before, after):
+    """{'uncorrectable': [...], 'corrected': [...]} of one GPU's counters that rose, each 'name a -> b'.
+    The same counter under 'Volatile' (since boot) and 'Aggregate' (lifetime) is one counter: named
+    once, without the prefix, by the first of the two that rose (parse_ecc keeps Volatile first)."""
+    out, seen = {"uncorrectable": [], "corrected": []}, set()
+    for counter, count in before.items():
+        now = after.get(counter, count)
+        parts = counter.split("/")
+        plain = "/".join(parts[1:]) if len(parts) > 1 and parts[0] in ("Volatile", "Aggregate") else counter
+        if now > count and plain not in seen:
+            seen.add(plain)
+            out[counter_kind(counter)].append(f"{plain} {count} -> {now}")
+    return out
+
+
 def node_problems(record):
     """(problems, notes) of one node's stress record, each naming the GPU by index and bus id.
 
@@ -142,10 +169,11 @@ def node_problems(record):
         notes.append("ECC counters not compared: " + (record.get("ecc_error") or "no ECC report"))
     else:
         for bus in sorted(before_ecc, key=lambda b: gpus.get(b, 99)):
-            rises = [f"{counter} {count} -> {after_ecc[bus][counter]}" for counter, count in before_ecc[bus].items()
-                     if bus in after_ecc and after_ecc[bus].get(counter, count) > count]
-            if rises:
-                problems.append(f"{name(bus)}: ECC counters rose: " + ", ".join(rises))
+            rises = ecc_rises(before_ecc[bus], after_ecc.get(bus) or {})
+            if rises["uncorrectable"]:
+                problems.append(f"{name(bus)}: uncorrectable ECC errors rose: " + ", ".join(rises["uncorrectable"]))
+            if rises["corrected"]:
+                notes.append(f"{name(bus)}: {CORRECTED} rose: " + ", ".join(rises["corrected"]))
         no_ecc = [name(bus) for bus in sorted(before_ecc, key=lambda b: gpus.get(b, 99)) if not before_ecc[bus]]
         if no_ecc:
             notes.append(f"no ECC counters (ECC off or not supported) on {', '.join(no_ecc)}")
