@@ -65,6 +65,10 @@ FIGURES = (
     # sizes with their own noise (results/curve_gate.py).
     Figure("curve_latency_*B", (), "one-way latency at one measured message size"),
     Figure("curve_bw_*B", (), "bandwidth at one measured message size"),
+    # AcceptanceNetwork's slowest minus fastest pair: 0 on two nodes, so a later nonzero value is an
+    # infinite change; no fit (it is no message size's latency) and its repeats may well differ by x2.
+    Figure("latency_spread", (), "slowest minus fastest node pair's latency (acceptance network)",
+           gated=False),
     Figure("latency_*", (LATENCY_ON_SMALL_SIZE_FIT, REPEATS_AGREE),
            "one message's latency at a size (point-to-point: one way; collectives: per call)"),
     Figure("*", (REPEATS_AGREE,), "", non_negative=False),

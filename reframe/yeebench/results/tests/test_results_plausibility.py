@@ -247,3 +247,17 @@ def test_a_curve_without_small_sizes_or_with_tcp_latencies_is_not_flagged():
     assert plausibility.evaluate(_curve({"latency_1B": 21.0, "latency_4KB": 48.0})) == []   # TCP: alpha dominates
     other_case = _curve({"latency_1B": 1.0}, params="a") + _curve({"latency_4KB": 96.0}, params="b")
     assert plausibility.evaluate(other_case) == []                  # one case's fit never judges another
+
+
+def test_the_network_latency_spread_is_a_diagnostic_without_rules():
+    # max - min pair latency: 0 on two nodes, so any later nonzero value is an infinite change
+    spread = metrics.figure("latency_spread")
+    assert spread.pattern == "latency_spread" and spread.meaning
+    assert not spread.gated and spread.rules == () and spread.non_negative
+    assert metrics.figure("latency_median").pattern == "latency_*" and metrics.figure("latency_median").gated
+    rows = _rows("latency_spread", [0.0, 0.0, 3.5], unit="us", check="AcceptanceNetwork")
+    assert plausibility.evaluate(rows) == []
+    assert _rules(plausibility.evaluate(_rows("latency_median", [1.0, 1.0, 3.5], unit="us"))) == \
+        [metrics.REPEATS_AGREE]
+    from yeebench.results import compare
+    assert compare._diagnostic_not_gated({"metric": "latency_spread", "verdict": "regressed"})["verdict"] == "changed"
