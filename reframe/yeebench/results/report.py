@@ -141,7 +141,7 @@ def _summary(run, verdicts, pooled=None):
     for key, (rows, keys) in (report_tables.pooled_groups(run) if pooled is None else pooled).items():
         by_check.setdefault(key[3], []).append((key, rows))
         keys_of[key] = keys
-    lines = []
+    lines, hardware = [], _hardware_by_testcase(run)   # the run's, the same for every check
     for check, groups in by_check.items():
         metric = _key_metric(check, list(OrderedDict.fromkeys(k[5] for k, _ in groups)))
         cases = [(k, rows) for k, rows in groups if k[5] == metric]
@@ -153,7 +153,7 @@ def _summary(run, verdicts, pooled=None):
         own_class, own_text = report_tables.verdict_summary(own)
         others = [verdicts[k]["verdict"] for k2, _ in groups if k2 != key for k in keys_of[k2] if k in verdicts]
         counts = OrderedDict((v, others.count(v)) for v in VERDICT_ORDER if others.count(v))
-        papers = _published(groups, _hardware_by_testcase(run))
+        papers = _published(groups, hardware)
         lines.append({
             "check": check, "metric": metric,
             "case": _at_largest(key, cases, figures.key_scale(check)) if largest else _short_case(key[4], cases),

@@ -180,3 +180,31 @@ def test_every_named_check_exists_in_the_check_files():
     # a row may name a command instead (`yeebench acceptance availability`)
     missing = sorted({e.check for e in pf.EXPERIMENTS if e.check and " " not in e.check} - defined)
     assert not missing, f"rows name checks that reframe/yeebench/checks does not define: {missing}"
+
+
+def _osu_latency_row():
+    return {"check": "OsuPt2Pt", "metric": "latency_1B", "value": 0.45, "unit": "us", "testcase": "t",
+            "parameters": {"benchmark": "osu_latency", "locality": "inter", "buffers": "host", "transport": "ucx",
+                           "num_tasks": 2, "num_tasks_per_node": 1}}
+
+
+def test_a_row_is_held_only_against_its_own_checks_rows(monkeypatch):
+    looked_at, selects = [], pf._selects
+
+    def counting(exp, row):
+        looked_at.append(exp.check)
+        return selects(exp, row)
+
+    monkeypatch.setattr(pf, "_selects", counting)
+    found = pf.for_row(_osu_latency_row())
+    assert [(p.paper, p.value) for p in found] == [("002", 3.19)]
+    assert looked_at and set(looked_at) == {"OsuPt2Pt"}
+
+
+def test_a_check_pattern_and_a_replaced_table_still_select_in_table_order(monkeypatch):
+    base = next(e for e in pf.EXPERIMENTS if e.check == "OsuPt2Pt" and e.metric == "latency_1B")
+    wild = base._replace(item="Fig. 99", check="Osu*2Pt")
+    monkeypatch.setattr(pf, "EXPERIMENTS", (wild,) + pf.EXPERIMENTS)
+    assert [p.item for p in pf.for_row(_osu_latency_row())] == ["Fig. 99", base.item]
+    monkeypatch.setattr(pf, "EXPERIMENTS", pf.EXPERIMENTS[1:])
+    assert [p.item for p in pf.for_row(_osu_latency_row())] == [base.item]

@@ -146,6 +146,17 @@ def test_summary_puts_the_papers_figure_beside_ours():
     assert (needs["item"], needs["have"]) == ("Fig. 1", "transport ob1-tcp") and "3.19" not in str(needs)
 
 
+def test_summary_reads_the_runs_hardware_once_for_all_its_checks(monkeypatch):
+    from yeebench.results import report
+    calls, hardware = [], report._hardware_by_testcase
+    monkeypatch.setattr(report, "_hardware_by_testcase", lambda run: calls.append(run) or hardware(run))
+    rows = _rows("r", [("OsuPt2Pt", {"benchmark": "osu_latency"}, "latency_1B", "us", "lower", [0.4]),
+                       ("StreamTriad", {"threads": 1}, "triad_bw", "GB/s", "higher", [90]),
+                       ("FdtdScaling", {"ranks": 4}, "mcells_per_s", "Mcells/s", "higher", [1600])])
+    lines = report._summary(sources.RowSource("r", rows, []), {})
+    assert len(lines) == 3 and len(calls) == 1
+
+
 def _chromium():
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):
