@@ -673,7 +673,7 @@ def for_row(row, hardware=None):
     """The papers' figures a result row measures, each with its page: the published value where the row
     meets its conditions (exp.when and the value's own), else one figure with value None saying what the
     figure needs (`needs`) and what this run had (`have`). `hardware`: the case's recorded facts
-    (observations['hardware']), with the run's NUMA distance table (numa_distances) where recorded."""
+    (observations['hardware']: AcceptanceNUMACosts records the node's NUMA distance table, numa_distances)."""
     facts, out = paper_conditions.facts_of(row, hardware), []
     for exp in (e for e in _candidates(row["check"]) if _selects(e, row)):
         page = dict(paper=exp.paper, item=exp.item, page=page_path(exp.paper), anchor=anchor(exp.item),

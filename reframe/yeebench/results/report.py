@@ -167,7 +167,8 @@ def _summary(run, verdicts, pooled=None):
 
 def _hardware_by_testcase(run):
     """{testcase: the hardware facts its check recorded} (observations['hardware']), from the provenance;
-    under RUN_FACTS the run's own facts: its NUMA distance table (`numactl --hardware`), where recorded."""
+    under RUN_FACTS the provenance topology's NUMA distance table (`numactl --hardware` of the machine
+    that ran ingest, not the compute node: a case's own record overrides it)."""
     out = {}
     for prov in run.provenances:
         table = (prov.get("topology") or {}).get("numa_distances")
@@ -181,6 +182,8 @@ def _hardware_by_testcase(run):
 
 
 RUN_FACTS = object()   # the key of a run's own facts in _hardware_by_testcase's answer
+NODE_TABLE = "the compute node's NUMA distance table"   # recorded by the check on the compute node
+INGEST_HOST_TABLE = "the ingest host's NUMA distance table (not the compute node's)"   # provenance.topology
 
 
 def _published(groups, hardware=None):
@@ -192,7 +195,10 @@ def _published(groups, hardware=None):
     hardware = hardware or {}
     for _, rows in groups:
         row = rows[0]
-        facts = dict(hardware.get(RUN_FACTS) or {}, **(hardware.get(row.get("testcase")) or {}))
+        own = hardware.get(row.get("testcase")) or {}
+        facts = dict(hardware.get(RUN_FACTS) or {}, **own)
+        # the check's record is the compute node's table; the run's facts hold only the ingest host's
+        table_of = NODE_TABLE if own.get("numa_distances") is not None else INGEST_HOST_TABLE
         for p in paper_figures.for_row(row, facts):
             common = {"paper": p.paper, "item": p.item, "href": f"{p.page}#{p.anchor}",
                       "instead": p.instead if p.status == "instead" else ""}
@@ -207,7 +213,7 @@ def _published(groups, hardware=None):
             seen.add(key)
             ours = p.ours if p.ours is not None else quick_stats.median([r["value"] for r in rows])
             out.append(dict(common, value=_fmt(float(p.value)), unit=p.unit, what=p.what,
-                            metric="the run's NUMA distance table" if p.ours is not None else row["metric"],
+                            metric=table_of if p.ours is not None else row["metric"],
                             ours=_fmt(ours), ours_unit=p.unit if p.ours is not None else row["unit"] or ""))
     shown = {(p["paper"], p["item"]) for p in out}
     return out + [dict(n, have="; ".join(n["have"])) for (paper, item, _), n in needs.items()

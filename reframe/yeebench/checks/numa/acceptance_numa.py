@@ -6,6 +6,7 @@
                         rounds so is at most `alpha`, else it is NOT MEASURED (within the node's
                         noise); NOT MEASURED with one NUMA node. FOMs (each cell's best round):
                         local_triad_min, remote_triad_min (GB/s), remote_cost_max (%).
+                        The node's distance table: observations['hardware']['numa_distances'].
 """
 import shlex
 
@@ -65,6 +66,9 @@ class AcceptanceNUMACosts(AcceptanceMixin, YeebenchCheck):
     def validate(self):
         try:
             distances = parse_hardware(stage_files.read_stage_file(self, "numactl.txt"))["distances"]
+            # the compute node's own table: the report's paper figure reads a case's facts from here
+            # (the provenance's topology is the machine that ran ingest)
+            self.observations.setdefault("hardware", {})["numa_distances"] = distances
             runs = [[[self._triad(i, j, r) for r in range(self.rounds)] for j in range(self.nodes)]
                     for i in range(self.nodes)]
             problems, within_noise, rows = numa_costs.judge(runs, distances, self.tolerance, self.alpha)

@@ -142,14 +142,27 @@ def test_paper_004_offload_only_beside_ucc_or_hcoll_and_paper_002_latency_only_b
 def test_paper_003_distance_table_stands_as_its_own_figure():
     row = {"check": "AcceptanceNUMACosts", "metric": "remote_cost_max", "parameters": {}, "value": 35.0,
            "unit": "%", "testcase": "numa"}
-    far = report._published([(None, [row])], {report.RUN_FACTS: {"numa_distances": [[10, 20], [20, 10]]}})
+    far = report._published([(None, [row])], {"numa": {"numa_distances": [[10, 20], [20, 10]]}})
     table = next(p for p in far if p["item"] == "NUMA distances")
     measured = next(p for p in far if p["item"] == "NUMA distances (measured)")
     assert (table["value"], table["ours"], table["metric"], table["instead"]) == (
-        "100", "100", "the run's NUMA distance table", "")
+        "100", "100", "the compute node's NUMA distance table", "")
     assert (measured["value"], measured["ours"]) == ("100", "35") and "triad" in measured["instead"]
     unrecorded = report._published([(None, [row])], {})
     assert [p["have"] for p in unrecorded] == ["no NUMA distance table recorded"] * 2
+
+
+def test_paper_003_distance_table_of_the_ingest_host_is_labelled_so():
+    # provenance.topology is the machine that ran ingest: its table is printed as that, never as the node's
+    row = {"check": "AcceptanceNUMACosts", "metric": "remote_cost_max", "parameters": {}, "value": 35.0,
+           "unit": "%", "testcase": "numa"}
+    ingest_host = {report.RUN_FACTS: {"numa_distances": [[10, 20], [20, 10]]}}
+    (table,) = [p for p in report._published([(None, [row])], ingest_host) if p["item"] == "NUMA distances"]
+    assert table["metric"] == "the ingest host's NUMA distance table (not the compute node's)"
+    # the check's own record of the node's table wins over the ingest host's
+    both = dict(ingest_host, numa={"numa_distances": [[10, 16], [16, 10]]})
+    (table,) = [p for p in report._published([(None, [row])], both) if p["item"] == "NUMA distances"]
+    assert (table["value"], table["ours"], table["metric"]) == ("60", "60", "the compute node's NUMA distance table")
 
 
 def test_a_row_whose_condition_names_an_unknown_fact_fails_naming_the_row(capsys, monkeypatch):
