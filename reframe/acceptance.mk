@@ -2,8 +2,11 @@
 #   make acceptance                 run the acceptance set on this machine, write the sign-off page
 #   make test-acceptance            the same as a CI stage: fails when a check fails or no page is made
 #   make test-acceptance-vcluster   the multi-node checks on the virtual Slurm cluster (reuses a running
-#                                   one, else starts 3 nodes and stops them after); skipped, with the
-#                                   reason, where this machine cannot host one
+#                                   one, else starts ACCEPTANCE_VC_NODES nodes and stops them after), then,
+#                                   on a cluster it started, one node made bad on purpose (a slow link, then
+#                                   a capped CPU: yeebench vcluster degrade) must be the only node
+#                                   AcceptanceNetwork names; skipped, with the reason, where this machine
+#                                   cannot host a cluster
 # Unit tests of the acceptance library run in test-python (PYTEST_PATHS).
 ACCEPTANCE_OUT      := $(abspath $(BUILD)/acceptance)
 ACCEPTANCE_RUN      := reframe/yeebench/acceptance/run.sh
@@ -15,12 +18,14 @@ export ACCEPTANCE_AVAILABILITY ACCEPTANCE_WAIVERS
 ACCEPTANCE_RFM_OPTS ?= -p host
 # On the virtual cluster: only what needs several nodes (node-local checks already ran on this machine);
 # jobs span all nodes, waiting for busy ones, rather than skipping when none is idle. Its nodes share
-# the host's CPUs (3 nodes on 2 cores in CI), so a node counts as an outlier only when 100% worse.
+# the host's CPUs (5 nodes on 2 cores in CI), so a node counts as an outlier only when 100% worse.
 ACCEPTANCE_VC_OPTS  ?= --system vcluster:srun -p host --flex-alloc-nodes=all -x AcceptanceScaling \
                        -x AcceptanceStorage -x AcceptanceNUMACosts -x AcceptanceGPU -x AcceptanceGPUStress \
                        -x AcceptanceOpenCL \
                        -S AcceptanceNetwork.tolerance=1.0
-ACCEPTANCE_VC_NODES ?= 3
+ACCEPTANCE_VC_NODES ?= 5
+# The node made bad on purpose after the run (empty: none): the middle one, so both neighbours are healthy
+ACCEPTANCE_BAD_NODE ?= vc$(shell echo $$(( $(ACCEPTANCE_VC_NODES) / 2 )))
 
 PYTEST_PATHS += reframe/yeebench/acceptance/tests
 TEST_TARGETS += test-acceptance test-acceptance-vcluster
@@ -38,5 +43,9 @@ test-acceptance-vcluster: venv
 	  $(VENV)/bin/yeebench vcluster up --nodes $(ACCEPTANCE_VC_NODES) --cpus-per-node 1 || exit 1; started=1; \
 	fi; \
 	trap 'if [ $$started = 1 ]; then $(VENV)/bin/yeebench vcluster down; fi' EXIT; \
-	$(VENV)/bin/yeebench vcluster exec -- env YEEBENCH_PREFIX=$(PREFIX) \
-	  bash $(ACCEPTANCE_RUN) $(ACCEPTANCE_OUT)-vcluster $(ACCEPTANCE_VC_OPTS)
+	rc=0; $(VENV)/bin/yeebench vcluster exec -- env YEEBENCH_PREFIX=$(PREFIX) \
+	  bash $(ACCEPTANCE_RUN) $(ACCEPTANCE_OUT)-vcluster $(ACCEPTANCE_VC_OPTS) || rc=$$?; \
+	if [ $$started = 1 ] && [ -n "$(ACCEPTANCE_BAD_NODE)" ]; then \
+	  YEEBENCH_PREFIX=$(PREFIX) $(PY) -m yeebench.vcluster.bad_node --node $(ACCEPTANCE_BAD_NODE) \
+	    --out $(ACCEPTANCE_OUT)-bad-node -- $(ACCEPTANCE_VC_OPTS) || rc=1; \
+	fi; exit $$rc

@@ -4,7 +4,7 @@ that node (and no other) as the outlier, in ReFrame's verdict and on the accepta
 
     python -m yeebench.vcluster.bad_node --node vc2 --out DIR [--kinds link,cpu] -- RUN.SH OPTIONS...
 
-Kinds: `link` slows the node's link to --link-rate (default 100mbit, against links of several Gbit/s
+Kinds: `link` slows the node's link to --link-rate (default 400mbit, against links of several Gbit/s
 or the cluster's rate); `cpu` limits the node's processes to --cpu-percent of one CPU. Each kind is
 undone before the next (`yeebench vcluster degrade --clear`), whatever its outcome. Exit 0 when every
 kind named exactly the node, 1 otherwise, 2 for bad arguments or no cluster.
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     parser.add_argument("--node", required=True, help="the node made bad, e.g. vc2")
     parser.add_argument("--out", required=True, help="folder of the runs (one per kind)")
     parser.add_argument("--kinds", default="link,cpu", help="link, cpu or both (default link,cpu)")
-    parser.add_argument("--link-rate", default="100mbit", help="the bad node's link rate (default 100mbit)")
+    parser.add_argument("--link-rate", default="400mbit", help="the bad node's link rate (default 400mbit)")
     parser.add_argument("--cpu-percent", type=float, default=10.0,
                         help="the bad node's share of one CPU, percent (default 10)")
     parser.add_argument("--state-dir", default=os.environ.get("YEEBENCH_VCLUSTER_DIR", DEFAULT_STATE_DIR))
