@@ -16,7 +16,11 @@ command -v debootstrap > /dev/null || { echo "base-tarball: $base_tar is missing
 mkdir -p "$cache"
 echo "base-tarball: debootstrap --variant=minbase bookworm (about a minute; log: $log)" >&2
 rootfs=$(mktemp -d "$cache/rootfs.XXXXXX")
-trap 'rm -rf "$rootfs" "$base_tar.$$"' EXIT
+. "$(dirname "$0")/lib/remove-tree.sh"
+# a debootstrap stopped half-way leaves /proc and /sys mounted in the target: remove_tree unmounts first
+trap 'remove_tree "$rootfs"; rm -f "$base_tar.$$"' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian > "$log" 2>&1 \
     || { echo "base-tarball: debootstrap failed, see $log" >&2; exit 1; }
 tar -C "$rootfs" --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' -cf "$base_tar.$$" .

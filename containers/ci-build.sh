@@ -66,8 +66,7 @@ stop_dockerd() {
     # Only our own state directory (socket, pidfile, exec root): another run's is never touched. dockerd
     # leaves its network namespace mounted in the exec root (exec/netns/default): unmount what is below it.
     if [ -n "$state" ] && [ -f "$state/owner" ]; then
-        awk -v d="$state/" 'index($2, d) == 1 {print $2}' /proc/self/mounts | sort -r | xargs -r -n1 umount -l
-        rm -rf --one-file-system "$state"
+        remove_tree "$state"
     fi
     exit $rc
 }
@@ -75,6 +74,7 @@ trap stop_dockerd EXIT
 trap 'exit 130' INT TERM
 
 . containers/lib/run-state.sh
+. containers/lib/remove-tree.sh
 # Docker's data root cannot be shared by two daemons: wait for a run that holds it (up to 30 min).
 mkdir -p "$cache/docker-data"
 hold_lock "$cache/docker-data" 1800 "the Docker layer cache $cache/docker-data" || exit 1

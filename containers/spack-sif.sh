@@ -91,7 +91,8 @@ log "$SPACK_ORIGIN${YEEBENCH_SPACK_MIRROR:+; source mirror $YEEBENCH_SPACK_MIRRO
 inputs=$({ cat spack.lock "$def" 2> /dev/null; echo "cold=$cold"; git ls-files -s && git diff HEAD; } \
     | sha256sum | cut -d' ' -f1) && git rev-parse --git-dir > /dev/null 2>&1 || inputs=
 rootfs=$out/base-rootfs
-cleanup() { rm -rf "$rootfs"; }
+. containers/lib/remove-tree.sh
+cleanup() { remove_tree "$rootfs"; }
 trap cleanup EXIT
 reuse=0
 [ -n "$inputs" ] && [ -f "$sif" ] && [ "$(cat "$sif.inputs" 2> /dev/null)" = "$inputs" ] && reuse=1
@@ -104,7 +105,7 @@ rm -f "$sif.inputs"
 # --- 1. base root filesystem -------------------------------------------------------------------------
 base_tar=$(bash containers/base-tarball.sh "$out/debootstrap.log") || exit 1   # it names the file and the step
 tar -tf "$base_tar" ./etc/debian_version > /dev/null 2>&1 || fail "$base_tar: not a root-filesystem tarball (no ./etc/debian_version); remove it to have it made again"
-rm -rf "$rootfs" && mkdir -p "$rootfs"
+remove_tree "$rootfs" && mkdir -p "$rootfs"
 tar -C "$rootfs" -xf "$base_tar"
 t_base=$(date +%s)
 
