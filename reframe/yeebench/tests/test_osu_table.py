@@ -71,8 +71,10 @@ def test_one_entry_runs_with_its_figure_names(tmp_path):
     cases = [c for run in json.loads(report.read_text())['runs'] for c in run['testcases']]
     assert [c['result'] for c in cases] == ['pass'], out.stdout + out.stderr
     figures = {key.rsplit(':', 1)[1]: value[0] for key, value in cases[0]['perfvalues'].items()}
-    assert set(figures) == {'peak_example_bw', 'example_bw_large', 'n_half'}
+    curve = {f'curve_bw_{n}B': n / 10 for n in (1, 64, 1024, 2048, 4096)}   # the curve itself, a figure a size
+    assert set(figures) == {'peak_example_bw', 'example_bw_large', 'n_half'} | set(curve)
     assert figures['peak_example_bw'] == pytest.approx(409.6) and figures['example_bw_large'] == pytest.approx(409.6)
+    assert {name: figures[name] for name in curve} == pytest.approx(curve)
 
 
 # -- nothing but the table names a benchmark --------------------------------------------------------
