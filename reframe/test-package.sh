@@ -37,10 +37,12 @@ pip_install() {
 count() { sed -n 's/^Found \([0-9]*\) check(s)$/\1/p' "$1" | tail -n 1; }
 
 # 1. sdist + wheel (the wheel is built from the sdist), the checkout untouched
-before=$(git status --porcelain --ignored -- reframe)
+# (Python's byte-code caches are left out: a test stage running beside this one imports modules meanwhile)
+checkout_state() { git status --porcelain --ignored -- reframe | grep -v -e '/__pycache__/$' -e '\.pyc$' || true; }
+before=$(checkout_state)
 rm -rf "$out/dist"
 "$py" -m build --outdir "$out/dist" reframe > "$out/build.log" 2>&1 || { tail -20 "$out/build.log" >&2; fail "python -m build"; }
-after=$(git status --porcelain --ignored -- reframe)
+after=$(checkout_state)
 [ "$before" = "$after" ] || fail "building changed the checkout: $(diff <(echo "$before") <(echo "$after") | tail -n +2)"
 wheel=$(ls "$out"/dist/yeebench-*.whl)
 sdist=$(ls "$out"/dist/yeebench-*.tar.gz)
