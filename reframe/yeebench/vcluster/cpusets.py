@@ -67,19 +67,24 @@ def remove_all(parent: Optional[str]) -> None:
     """Remove node cgroups then the parent; a cgroup with processes left cannot go, so kill first."""
     for root in ([parent] if parent else [os.path.join(V1_ROOT, CGROUP_NAME),
                                            os.path.join(V2_ROOT, CGROUP_NAME)]):
-        if not os.path.isdir(root):
-            continue
-        for entry in os.listdir(root):
-            child = os.path.join(root, entry)
-            if os.path.isdir(child):
-                try:
-                    os.rmdir(child)
-                except OSError:
-                    pass
-        try:
-            os.rmdir(root)
-        except OSError:
-            pass
+        remove_tree_of_cgroups(root)
+
+
+def remove_tree_of_cgroups(root: str) -> None:
+    """rmdir `root`'s child cgroups, then `root`; one still holding a process stays (rmdir refuses)."""
+    if not os.path.isdir(root):
+        return
+    for entry in os.listdir(root):
+        child = os.path.join(root, entry)
+        if os.path.isdir(child):
+            try:
+                os.rmdir(child)
+            except OSError:
+                pass
+    try:
+        os.rmdir(root)
+    except OSError:
+        pass
 
 
 def cgroup_pids(parent: Optional[str]):

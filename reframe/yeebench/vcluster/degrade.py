@@ -135,15 +135,4 @@ def clear(state_dir: str, node_name: str) -> None:
 
 def remove_caps(root: Optional[str] = None) -> None:
     """Remove the v1 cap cgroups (called by `down` once the node's processes are gone)."""
-    root = root or os.path.join(V1_CPU_ROOT, CAP_NAME)
-    if not os.path.isdir(root):
-        return
-    for entry in os.listdir(root):
-        try:
-            os.rmdir(os.path.join(root, entry))
-        except OSError:
-            pass
-    try:
-        os.rmdir(root)
-    except OSError:
-        pass
+    cpusets.remove_tree_of_cgroups(root or os.path.join(V1_CPU_ROOT, CAP_NAME))

@@ -98,12 +98,15 @@ std::string FieldWriter<T>::write_piece(const std::string& base, const Block& b,
 // Root strategy: each component is gathered into a global array on rank 0, which then
 // writes one file. Memory on rank 0: (written components) x (global cells) values.
 template <typename T>
-std::string FieldWriter<T>::gather_and_write(long step) {
+std::string FieldWriter<T>::prepare_gather(const char* strategy, bool staged, std::vector<int>& counts,
+                                           std::vector<int>& displs) {
   const double cells = double(frame_.gn[0]) * double(frame_.gn[1]) * double(frame_.gn[2]);
+  const std::string name = std::string("--output-strategy ") + strategy;
   std::string err;
-  if (cells > double(INT_MAX)) err = "--output-strategy root: the grid has more cells than one MPI message can carry "
-                                     "(2^31-1); use --output-strategy per-rank or shared";
-  std::vector<int> counts(static_cast<std::size_t>(size_)), displs(static_cast<std::size_t>(size_));
+  if (cells > double(INT_MAX)) err = name + ": the grid has more cells than one MPI message can carry "
+                                            "(2^31-1); use --output-strategy per-rank or shared";
+  counts.assign(static_cast<std::size_t>(size_), 0);
+  displs.assign(static_cast<std::size_t>(size_), 0);
   for (int r = 0; r < size_; ++r) {
     counts[r] = int(blocks_[r].cells());
     displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
@@ -111,15 +114,23 @@ std::string FieldWriter<T>::gather_and_write(long step) {
   const std::size_t nc = frame_.comps.size();
   if (err.empty() && rank_ == 0) {
     try {
-      staging_.resize(std::size_t(cells));
+      if (staged) staging_.resize(std::size_t(cells));
       global_.resize(nc * std::size_t(cells));
     } catch (const std::bad_alloc&) {
-      err = "--output-strategy root: rank 0 cannot hold the gathered fields (" +
+      err = name + ": rank 0 cannot hold the gathered fields (" +
             std::to_string(long(double(nc) * cells * sizeof(T) / 1048576.0)) + " MiB); use per-rank or shared";
     }
   }
-  err = first_error(comm_, err);
+  return first_error(comm_, err);
+}
+
+template <typename T>
+std::string FieldWriter<T>::gather_and_write(long step) {
+  const double cells = double(frame_.gn[0]) * double(frame_.gn[1]) * double(frame_.gn[2]);
+  std::vector<int> counts, displs;
+  std::string err = prepare_gather("root", true, counts, displs);
   if (!err.empty()) return err;
+  const std::size_t nc = frame_.comps.size();
   MPI_Datatype type = sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
   const long g1 = frame_.gn[1], g2 = frame_.gn[2];
   for (std::size_t c = 0; c < nc; ++c) {
@@ -149,25 +160,10 @@ std::string FieldWriter<T>::gather_and_write(long step) {
 template <typename T>
 std::string FieldWriter<T>::gather_and_write_blocks(long step, std::vector<std::string>& written) {
   const double cells = double(frame_.gn[0]) * double(frame_.gn[1]) * double(frame_.gn[2]);
-  std::string err;
-  if (cells > double(INT_MAX)) err = "--output-strategy root-per-rank: the grid has more cells than one MPI message "
-                                     "can carry (2^31-1); use --output-strategy per-rank or shared";
-  std::vector<int> counts(static_cast<std::size_t>(size_)), displs(static_cast<std::size_t>(size_));
-  for (int r = 0; r < size_; ++r) {
-    counts[r] = int(blocks_[r].cells());
-    displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
-  }
-  const std::size_t nc = frame_.comps.size();
-  if (err.empty() && rank_ == 0) {
-    try {
-      global_.resize(nc * std::size_t(cells));
-    } catch (const std::bad_alloc&) {
-      err = "--output-strategy root-per-rank: rank 0 cannot hold the gathered fields (" +
-            std::to_string(long(double(nc) * cells * sizeof(T) / 1048576.0)) + " MiB); use per-rank or shared";
-    }
-  }
-  err = first_error(comm_, err);
+  std::vector<int> counts, displs;
+  std::string err = prepare_gather("root-per-rank", false, counts, displs);
   if (!err.empty()) return err;
+  const std::size_t nc = frame_.comps.size();
   MPI_Datatype type = sizeof(T) == 4 ? MPI_FLOAT : MPI_DOUBLE;
   for (std::size_t c = 0; c < nc; ++c)
     MPI_Gatherv(local_[c].data(), int(mine_.cells()), type, rank_ == 0 ? global_.data() + c * std::size_t(cells)

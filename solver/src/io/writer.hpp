@@ -42,6 +42,9 @@ class FieldWriter {
 
  private:
   std::string step_base(long step, int rank) const;
+  // Both root strategies: counts and displacements of every rank's block in rank order, rank 0's
+  // buffers sized (the staging array too when `staged`), the failure agreed on by all ranks. Collective.
+  std::string prepare_gather(const char* strategy, bool staged, std::vector<int>& counts, std::vector<int>& displs);
   std::string gather_and_write(long step);  // root strategy, from local_
   // root-per-rank strategy, from local_: rank 0 writes each rank's block to its own file
   // (`written`: the files it completed, removed again if the step fails).
