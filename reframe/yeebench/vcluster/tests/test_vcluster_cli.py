@@ -64,7 +64,8 @@ def test_smoke_runs_the_papers_multi_node_comparisons_small():
         assert cmd[cmd.index(str(smoke.REPO_ROOT / path)) - 1] == "-c"
     names = [cmd[i + 1] for i, word in enumerate(cmd) if word == "-n"]
     assert {"FdtdBindingSweep", "FdtdNumaSweep%placement=per-socket", "FdtdNodeScaling",
-            "FdtdPackingSweep%ranks=2", "^VclusterNetPIPE"} <= set(names)
+            "FdtdPackingSweep%ranks=2", "OsuCollectiveNodeCurve%case=allreduce:han", "^VclusterNetPIPE"} <= set(names)
+    assert "OsuCollectiveNodeCurve.rounds=1" in cmd and "OsuCollectiveNodeCurve.max_size=4096" in cmd
     for check in ("FdtdBindingSweep", "FdtdNumaSweep", "FdtdNodeScaling", "FdtdPackingSweep"):
         assert f"{check}.rounds=1" in cmd and f"{check}.grid=48" in cmd
     bare = smoke.reframe_command("/tmp/out", "vcluster", with_suite=False)

@@ -108,6 +108,7 @@ def test_smoke_measures_again_what_a_busy_machine_can_fail(tmp_path, monkeypatch
     monkeypatch.setattr(cluster, "down", lambda *a, **k: 0.0)
     monkeypatch.setattr(cluster, "head_command", lambda layout, argv: argv)
     monkeypatch.setattr(smoke, "ingest", lambda report, results: None)
+    monkeypatch.setattr(smoke.coverage, "check", lambda report, nodes: (True, []))   # pt2pt only here
     calls = []
 
     def fake_reframe(argv, **kwargs):
@@ -120,3 +121,18 @@ def test_smoke_measures_again_what_a_busy_machine_can_fail(tmp_path, monkeypatch
     for again in calls[1:]:   # a rerun runs the failing check only
         assert "^VclusterNetPIPE" in again and str(smoke.REPO_ROOT / smoke.SUITE_PT2PT) not in again
     assert ("measuring again" in capsys.readouterr().out) == (runs > 1)
+
+
+def test_smoke_fails_when_a_node_curve_stops_short(tmp_path, monkeypatch, capsys):
+    """Link rate and locality hold, but the papers' node curves did not reach every count: the stage fails."""
+    from yeebench.vcluster import cluster, preflight, smoke
+    monkeypatch.setattr(preflight, "check", lambda shaping=True: None)
+    monkeypatch.setattr(cluster, "up", lambda layout: 0.1)
+    monkeypatch.setattr(cluster, "down", lambda *a, **k: 0.0)
+    monkeypatch.setattr(cluster, "head_command", lambda layout, argv: argv)
+    monkeypatch.setattr(smoke, "ingest", lambda report, results: None)
+    monkeypatch.setattr(smoke.subprocess, "call",
+                        lambda argv, **kw: _report(argv[argv.index("--report-file") + 1], 118.0) or 0)
+    assert smoke.run_smoke(5, "1gbit", str(tmp_path / "out"), "vcluster", True, 0.15, str(tmp_path / "vc"), True) == 1
+    out = capsys.readouterr().out
+    assert "FAIL FdtdNodeScaling: no case in the report" in out and "vcluster smoke: FAILED" in out
