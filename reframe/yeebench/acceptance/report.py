@@ -156,14 +156,33 @@ th{background:#f2f2f2} .PASS{background:#dff0d8} .FAIL,.NOT{background:#f2dede} 
 
 
 def write_results_page(report_paths, output):
-    """The results tooling's report (all figures, provenance) of the same run(s), for the link."""
+    """The results tooling's report (all figures, provenance) of the same run(s), for the link. A run
+    whose checks all failed records no figure, yet what its cases kept is the evidence a reader of a
+    failed acceptance needs (the pair matrix that names the bad node): it is shown from the report
+    directly, never recorded."""
     import tempfile
     from pathlib import Path
 
     from yeebench.results import ingest, report as results_report, sources
+    from yeebench.results.errors import ResultsError
+    runs = []
     with tempfile.TemporaryDirectory(prefix="yeebench-acceptance-") as tmp:
-        runs = [sources.load_source(str(ingest.ingest(p, results_dir=tmp))) for p in report_paths]
+        for path in report_paths:
+            try:
+                runs.append(sources.load_source(str(ingest.ingest(path, results_dir=tmp))))
+            except ResultsError as err:
+                if "no performance figures" not in str(err):
+                    raise
+                runs.append(_evidence_only(path, tmp))
         return results_report.write_report(runs, Path(output))
+
+
+def _evidence_only(report_path, results_dir):
+    """A run source of a report without figures: no rows, its cases' provenance (failures, details)."""
+    from yeebench.results import ingest, report_reader, sources
+    report, text = report_reader.load_report(report_path)
+    _, rows, provenance, _ = ingest.prepare(report, text, f"report {report_path}", results_dir, without_figures=True)
+    return sources.RowSource(provenance["run_id"], rows, [provenance])
 
 
 def as_html(summary, title="Acceptance report", results_link=None):

@@ -251,15 +251,17 @@ def ingest(report_path, results_dir="results"):
                            f"more memory is free, or split the run (a --report-file per partition)") from None
 
 
-def prepare(report, text, what, results_dir):
-    """Everything to be written for one report, checked: (run_dir, rows, provenance, text)."""
+def prepare(report, text, what, results_dir, without_figures=False):
+    """Everything to be written for one report, checked: (run_dir, rows, provenance, text).
+    `without_figures`: a report whose cases all failed is accepted with no rows, for a page that shows
+    the evidence its cases kept (an acceptance check's pair matrix); never recorded (store refuses it)."""
     cases = list(report_reader.iter_testcases(report))
     if not cases:
         raise ResultsError(f"{what} has no test cases; nothing to record")
     run_id = run_id_for(report)
     system = _system_of(cases, report)
     rows, case_list = build_rows(report, run_id)
-    if not rows:
+    if not rows and not without_figures:
         skipped = sum(1 for c in case_list if c["result"] == "skip")
         failed = sum(1 for c in case_list if c["result"] not in ("pass", "skip"))
         raise ResultsError(f"{what} has no performance figures from passing test cases "

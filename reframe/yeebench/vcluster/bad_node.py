@@ -1,6 +1,7 @@
 """One bad node among many is found and named: make one node of the running virtual cluster bad on
 purpose, run the acceptance network check over every node, and require that it fails naming exactly
-that node (and no other) as the outlier, in ReFrame's verdict and on the acceptance page.
+that node (and no other) as the outlier, in ReFrame's verdict, on the acceptance page and in the results
+page's node-pair figure.
 
     python -m yeebench.vcluster.bad_node --node vc2 --out DIR [--kinds link,cpu] -- RUN.SH OPTIONS...
 
@@ -10,6 +11,7 @@ undone before the next (`yeebench vcluster degrade --clear`), whatever its outco
 kind named exactly the node, 1 otherwise, 2 for bad arguments or no cluster.
 """
 import argparse
+import html
 import json
 import os
 import re
@@ -31,6 +33,20 @@ def named_outliers(reason: str):
     """The nodes a failed AcceptanceNetwork verdict names as outliers (empty when it names none)."""
     found = re.search(r"outlier node\(s\): (.*)", reason or "")
     return set(_NODE.findall(found.group(1))) if found else set()
+
+
+#: A node the results page's pair heatmap names: "... srun: vc2 bandwidth 49 MB/s vs median 337 MB/s (588% worse)"
+_PAGE_NODE = re.compile(r"(?:: |; )([^\s:;]+) (?:latency|bandwidth) [-+0-9.eE]+ \S+ vs median ")
+
+
+def page_outliers(page_path: str):
+    """The nodes the results page's AcceptanceNetwork heatmap names as outliers; None without that figure."""
+    with open(page_path, encoding="utf-8", errors="replace") as fp:
+        text = fp.read()
+    captions = [html.unescape(re.sub(r"<[^>]+>", "", c.replace("<wbr>", "")))
+                for c in re.findall(r"<figcaption>(.*?)</figcaption>", text, re.S)]
+    found = [c for c in captions if c.startswith(f"{CHECK}: every node pair")]
+    return set(_PAGE_NODE.findall(" ".join(found))) if found else None
 
 
 def verdict_of(report_path: str):
@@ -69,12 +85,17 @@ def judge(kind: str, node: str, out: str) -> bool:
     named = named_outliers(reason)
     page = os.path.join(out, "acceptance.html")
     on_page = os.path.isfile(page) and node in open(page, encoding="utf-8", errors="replace").read()
-    if result == "fail" and named == {node} and on_page:
-        print(f"bad-node {kind}: PASSED: {CHECK} failed naming {node} and only {node}: {reason.strip()[:300]}")
+    results_page = os.path.join(out, "results.html")
+    in_figure = page_outliers(results_page) if os.path.isfile(results_page) else None
+    if result == "fail" and named == {node} and on_page and in_figure == {node}:
+        print(f"bad-node {kind}: PASSED: {CHECK} failed naming {node} and only {node}, as does the results page's "
+              f"node-pair figure: {reason.strip()[:300]}")
         return True
     why = (f"it passed: {reason.strip()[:300]}" if result != "fail" else
            f"it named {sorted(named) or 'no node'}, not only {node}: {reason.strip()[:300]}" if named != {node} else
-           f"the acceptance page ({page}) does not name {node}")
+           f"the acceptance page ({page}) does not name {node}" if not on_page else
+           f"the results page ({results_page}) has no {CHECK} node-pair figure" if in_figure is None else
+           f"the results page's node-pair figure names {sorted(in_figure) or 'no node'}, not only {node}")
     print(f"bad-node {kind}: FAILED: {why}")
     return False
 

@@ -236,3 +236,15 @@ def test_readme_sign_off_command_and_waiver_example_run_as_written(capsys, tmp_p
     assert code == 0 and "1 not measured but waived" in err
     page = (tmp_path / "acceptance.html").read_text()
     assert "J. Admin" in page and "this system has no GPUs" in page and "AcceptanceAvailability" in page
+
+
+def test_a_run_whose_checks_all_failed_still_gets_its_results_page(capsys, tmp_path):
+    """The virtual cluster's bad-node run (vc2's link slowed): AcceptanceNetwork failed, so no figure is
+    recorded, yet the results page shows its pair matrix with vc2, and only vc2, named."""
+    from yeebench.vcluster.bad_node import page_outliers
+    report = os.path.join(DATA, "reframe_report_bad_node_link.json")
+    code, _, err = run(capsys, "report", report, "-o", str(tmp_path / "a.html"),
+                       "--results-page", str(tmp_path / "r.html"))
+    assert "no results page" not in err
+    assert code == 0 and page_outliers(str(tmp_path / "r.html")) == {"vc2"}
+    assert not list(tmp_path.glob("**/rows.jsonl"))    # shown, never recorded

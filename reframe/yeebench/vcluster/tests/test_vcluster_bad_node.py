@@ -19,12 +19,18 @@ def test_the_named_outliers_are_read_from_the_verdict():
     assert bad_node.named_outliers("20 pair(s) of 5 nodes measured, collectives correct") == set()
 
 
-def _run(tmp_path, result, reason, page_text):
+FIGURE = ("AcceptanceNetwork: every node pair&#39;s latency (red names: outlier nodes, worse than the median node by "
+          "more than 50% in latency or bandwidth). srun: vc<wbr>2 bandwidth 49 MB/s vs median 337 MB/s (588% worse)")
+
+
+def _run(tmp_path, result, reason, page_text, figure=FIGURE):
     out = tmp_path / "link"
     out.mkdir(parents=True)
     report = {"runs": [{"testcases": [{"name": "AcceptanceNetwork %x=1", "result": result, "fail_reason": reason}]}]}
     (out / "report.json").write_text(json.dumps(report))
     (out / "acceptance.html").write_text(page_text)
+    if figure is not None:
+        (out / "results.html").write_text(f"<figure><img alt='x'><figcaption>{figure}</figcaption></figure>")
     return str(out)
 
 
@@ -36,6 +42,17 @@ def test_only_a_failure_naming_exactly_the_node_passes(tmp_path, capsys):
     assert not bad_node.judge("link", "vc2", _run(tmp_path / "d", "fail", REASON, "no node named"))
     out = capsys.readouterr().out
     assert "it passed" in out and "not only vc2" in out and "does not name vc2" in out
+
+
+def test_the_results_page_figure_must_name_the_node_and_only_it(tmp_path, capsys):
+    two = FIGURE + "; vc0 latency 90 us vs median 41 us (120% worse)"
+    assert not bad_node.judge("link", "vc2", _run(tmp_path / "a", "fail", REASON, "vc2", figure=two))
+    assert not bad_node.judge("link", "vc2", _run(tmp_path / "b", "fail", REASON, "vc2", figure=None))
+    healthy = FIGURE.split(" srun:")[0] + " no outlier in 1 partition(s)"
+    assert not bad_node.judge("link", "vc2", _run(tmp_path / "c", "fail", REASON, "vc2", figure=healthy))
+    out = capsys.readouterr().out
+    assert "names ['vc0', 'vc2'], not only vc2" in out and "has no AcceptanceNetwork node-pair figure" in out
+    assert "names no node, not only vc2" in out
 
 
 @pytest.fixture
