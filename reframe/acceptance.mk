@@ -16,6 +16,10 @@ ACCEPTANCE_WAIVERS      ?=
 export ACCEPTANCE_AVAILABILITY ACCEPTANCE_WAIVERS
 # Extra ReFrame options, e.g. ACCEPTANCE_RFM_OPTS='--system mycluster -p host -S AcceptanceNetwork.tolerance=1'
 ACCEPTANCE_RFM_OPTS ?= -p host
+# What only the CI stage adds: triad_mpi's arrays stay 4x the last-level cache (on a 480 MiB L3 that is
+# 1.9 GB an array), but each run keeps the best of 3 passes over them, not 10 (the 22 runs took 214 of
+# the stage's 248 s); every scaling point is still the best of its runs.
+ACCEPTANCE_CI_OPTS  ?= -S AcceptanceScaling.triad_repeats=3
 # On the virtual cluster: only what needs several nodes (node-local checks already ran on this machine);
 # jobs span all nodes, waiting for busy ones, rather than skipping when none is idle. Its nodes share
 # the host's CPUs (5 nodes on 2 cores in CI), so a node counts as an outlier only when 100% worse.
@@ -38,7 +42,8 @@ TEST_TARGETS += test-acceptance test-acceptance-vcluster
 
 acceptance test-acceptance: venv
 	@test -x $(PREFIX)/bin/numa-bw || { echo "$@: $(PREFIX)/bin has no binaries: run 'make build' first"; exit 2; }
-	YEEBENCH_PREFIX=$(PREFIX) bash $(ACCEPTANCE_RUN) $(ACCEPTANCE_OUT) $(ACCEPTANCE_RFM_OPTS)
+	YEEBENCH_PREFIX=$(PREFIX) bash $(ACCEPTANCE_RUN) $(ACCEPTANCE_OUT) $(ACCEPTANCE_RFM_OPTS) \
+	  $(if $(filter test-acceptance,$@),$(ACCEPTANCE_CI_OPTS))
 
 test-acceptance-vcluster: venv
 	@why=$$($(VENV)/bin/yeebench vcluster preflight 2>&1) || { echo "$@: SKIP: $$why"; exit 0; }; \

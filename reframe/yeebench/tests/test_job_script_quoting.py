@@ -78,8 +78,19 @@ def reached(scripts, payloads):
     return {name for name in payloads for text in scripts.values() if f'@@{name}@@' in text}
 
 
+@pytest.fixture(scope='module')
+def variable_kinds(tmp_path_factory):
+    """{check: {'str': [...], 'list': [...]}} from ReFrame's variable registry (loaded once: it loads every check)."""
+    env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp_path_factory.mktemp('listing') / 'rfm'))
+    listing = subprocess.run([sys.executable, str(Path(__file__).with_name('check_string_variables.py')),
+                              str(SETTINGS), str(CHECKS), 'local'],
+                             capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+    assert listing.returncode == 0, listing.stderr
+    return json.loads(listing.stdout)
+
+
 @pytest.fixture(scope='module', params=['str', 'list'])
-def hostile_dry_run(tmp_path_factory, request):
+def hostile_dry_run(tmp_path_factory, request, variable_kinds):
     """The scripts of one dry run with every variable of one kind hostile (str, then List[str], whose
     hostile one-element lists would otherwise break the fixtures the str variables are read through)."""
     reframe = Path(sys.executable).parent / 'reframe'
@@ -87,12 +98,7 @@ def hostile_dry_run(tmp_path_factory, request):
         pytest.skip('reframe is not installed next to this Python')
     tmp = tmp_path_factory.mktemp(f'hostile-{request.param}')
     env = dict(os.environ, YEEBENCH_RFM_DIR=str(tmp / 'rfm'))
-    listing = subprocess.run([sys.executable, str(Path(__file__).with_name('check_string_variables.py')),
-                              str(SETTINGS), str(CHECKS), 'local'],
-                             capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
-    assert listing.returncode == 0, listing.stderr
-    variables = sorted({v for kinds in json.loads(listing.stdout).values() for v in kinds[request.param]}
-                       - VALIDATED)
+    variables = sorted({v for kinds in variable_kinds.values() for v in kinds[request.param]} - VALIDATED)
     payloads = {name: hostile(name) for name in variables}
     settings = [arg for name, value in payloads.items() for arg in ('-S', f'{name}={value}')]
     run = subprocess.run([str(reframe), '-C', str(SETTINGS), '-c', str(CHECKS), '-R', '--system', 'local',
