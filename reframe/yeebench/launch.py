@@ -232,7 +232,9 @@ def prefix(test, num_tasks, options=(), num_cores=None):
         extra = ' '.join(oversubscribe_options(num_tasks, num_cores))
         return ' '.join(p for p in (name, '-np', str(num_tasks), extra, opts) if p)
     if fam == 'srun':
-        return ' '.join(p for p in (name, '-n', str(num_tasks), opts) if p)
+        # a rank that dies ends the step (mpirun does so itself): Slurm would keep the others waiting for it
+        # until the job's time limit, a hang instead of a failure with the reason
+        return ' '.join(p for p in (name, '-n', str(num_tasks), '--kill-on-bad-exit=1', opts) if p)
     return ''
 
 

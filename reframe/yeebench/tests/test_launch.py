@@ -82,14 +82,14 @@ def test_mpiexec_is_treated_as_mpirun():
     # defect: the 1-core baseline tested == 'mpirun' and left mpiexec's baseline unpinned
     for name in ('mpirun', 'mpiexec'):
         assert launch.single_core_prefix(fake_test(name), 2) == f'{name} -np 1 --bind-to core'
-    assert launch.single_core_prefix(fake_test('srun'), 2) == 'srun -n 1'
+    assert launch.single_core_prefix(fake_test('srun'), 2) == 'srun -n 1 --kill-on-bad-exit=1'
     assert launch.single_core_prefix(fake_test('local'), 2) == ''
 
 
 def test_prefix_oversubscribes_only_past_the_cores():
     assert launch.prefix(fake_test('mpirun'), 2, ['--map-by', 'core'], 2) == 'mpirun -np 2 --map-by core'
     assert launch.prefix(fake_test('mpirun'), 4, [], 2) == 'mpirun -np 4 --oversubscribe'
-    assert launch.prefix(fake_test('srun'), 4, ['--cpu-bind=cores'], 2) == 'srun -n 4 --cpu-bind=cores'
+    assert launch.prefix(fake_test('srun'), 4, ['--cpu-bind=cores'], 2) == 'srun -n 4 --kill-on-bad-exit=1 --cpu-bind=cores'
 
 
 def test_packed_and_unbound_options():
@@ -157,10 +157,16 @@ def test_rankfile_options_for_an_extra_run_follow_the_partitions_launcher():
 def test_packed_node_prefix_per_launcher():
     assert launch.packed_node_prefix(fake_test('mpiexec'), 2, 1, 2) == 'mpiexec -np 2 --map-by core --bind-to core'
     assert (launch.packed_node_prefix(fake_test('srun'), 1, 2, 2)
-            == 'srun -n 1 -N 1 --cpus-per-task=2 --cpu-bind=cores')
+            == 'srun -n 1 --kill-on-bad-exit=1 -N 1 --cpus-per-task=2 --cpu-bind=cores')
 
 
 def test_the_container_launch_line_binds_only_what_the_cores_hold():
     assert launch.container_mpirun(2, 2) == 'mpirun -np 2 --oversubscribe --bind-to core'
     assert launch.container_mpirun(2, 1) == 'mpirun -np 2 --oversubscribe --bind-to none'
     assert launch.container_mpirun(2) == 'mpirun -np 2 --oversubscribe --bind-to core'   # cores unknown
+
+
+def test_an_srun_step_ends_when_one_rank_dies():
+    # a rank that crashed once left the others of a 32-rank srun step polling until the job's time limit
+    assert '--kill-on-bad-exit=1' in launch.prefix(fake_test('srun'), 32, ['--nodes=16'], 2).split()
+    assert '--kill-on-bad-exit=1' not in launch.prefix(fake_test('mpirun'), 32, [], 2)
