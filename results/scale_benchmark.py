@@ -61,12 +61,12 @@ def tool_command(tree):
     return [sys.executable, "-m", "yeebench"], env
 
 
-def run_scale(scale, out, tree=None, tools=TOOLS):
+def run_scale(scale, out, tree=None, tools=TOOLS, source=SOURCE):
     where = out / f"x{scale}"
     shutil.rmtree(where, ignore_errors=True)
     where.mkdir(parents=True)
     report = where / "report.json"
-    cases = write_scaled_report(report, scale)
+    cases = write_scaled_report(report, scale, source=source)
     results = where / "results"
     yeebench, env = tool_command(tree)
     row = {"scale": scale, "test_cases": cases, "report_mb": round(report.stat().st_size / 1e6, 2)}
@@ -149,6 +149,9 @@ def main():
     parser.add_argument("--tree", type=Path, default=None,
                         help="run the tools of this checkout (its reframe/ folder) instead of this one's")
     parser.add_argument("--tools", default=",".join(TOOLS), help="which tools to time (default: all)")
+    parser.add_argument("--source", type=Path, default=SOURCE,
+                        help="the ReFrame run report to scale up (default: the recorded smoke run, "
+                             f"{SOURCE.relative_to(HERE.parent)}); e.g. a run whose pt2pt cases record whole curves")
     parser.add_argument("--max-exponent", type=float, default=None,
                         help="fail when a tool's CPU time grows faster than size**this between the two largest scales")
     args = parser.parse_args()
@@ -161,27 +164,35 @@ def main():
     tools = tuple(t for t in TOOLS if t in args.tools.split(","))
     if not tools:
         parser.error(f"--tools {args.tools!r}: expected some of {', '.join(TOOLS)}")
+    if not args.source.is_file():
+        parser.error(f"--source {args.source}: no such file")
     if args.tree is not None and not (args.tree / "reframe" / "yeebench").is_dir():
         parser.error(f"--tree {args.tree}: no reframe/yeebench there")
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for scale in scales:
         print(f"scale-benchmark: x{scale} ...", flush=True)
-        row = run_scale(scale, args.out, args.tree, tools)
-        rows.append(row)
-        if "error" in row:
+        row = run_scale(scale, args.out, args.tree, tools, args.source.resolve())
+        if "error" in row:   # the larger scales are not tried; what was measured is still written
             print(f"scale-benchmark: error: x{scale}: {row['error']}", file=sys.stderr)
-            return 1
+            failed = row
+            break
+        rows.append(row)
         print(f"  {row['test_cases']} test cases, {row['rows']} rows, report {row['report_mb']} MB", flush=True)
         print(_line(row), flush=True)
+    else:
+        failed = None
     growth = {tool: exponent(rows, tool) for tool in tools}
-    doc = {"source": str(SOURCE.relative_to(HERE.parent)), "tree": str(args.tree or HERE.parent),
-           "scales": rows, "growth_exponent_cpu": growth,
+    source = args.source.resolve()
+    doc = {"source": str(source.relative_to(HERE.parent) if source.is_relative_to(HERE.parent) else source), "tree": str(args.tree or HERE.parent),
+           "scales": rows, "failed_scale": failed, "growth_exponent_cpu": growth,
            "load_average": os.getloadavg(), "cpu_count": os.cpu_count(), "cpu": cpu_model()}
     (args.out / "scale-benchmark.json").write_text(json.dumps(doc, indent=1) + "\n")
     drew = plot(rows, args.out / "scale-benchmark.png")
     print(f"scale-benchmark: growth exponent of CPU time between the two largest scales: {growth}")
     print(f"scale-benchmark: wrote {args.out / 'scale-benchmark.json'}" + (" and the plot" if drew else ""))
+    if failed is not None:
+        return 1
     if args.max_exponent is not None:
         over = {t: e for t, e in growth.items() if e is not None and e > args.max_exponent}
         if over:

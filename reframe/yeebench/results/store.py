@@ -68,13 +68,18 @@ def write_run(run_dir, rows, provenance, report_text):
     validate_provenance(provenance, "provenance to be written")
     if run_dir.exists():
         raise ResultsError(f"run directory {run_dir} already exists; refusing to overwrite a recorded run")
+    rows_data = rows_to_jsonl(rows).encode("utf-8", "replace")
+    if len(rows_data) > ROWS_LIMIT:   # a run no tool could read back is not recorded
+        raise ResultsError(f"the run's {len(rows)} figures make a rows file of {safe_io.size_text(len(rows_data))}, "
+                           f"more than the {safe_io.size_text(ROWS_LIMIT)} the results tools read back; record it in "
+                           f"parts (a ReFrame --report-file per partition, each ingested)")
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_temporaries(run_dir.parent)
     with safe_io.temporary_dir(str(run_dir.parent), run_dir.name) as tmp_dir:
-        for name, text in ((ROWS_FILE, rows_to_jsonl(rows)),
-                           (PROVENANCE_FILE, json.dumps(provenance, indent=2, sort_keys=True) + "\n"),
-                           (REPORT_FILE, report_text)):
-            _write_new(os.path.join(tmp_dir, name), text.encode("utf-8", "replace"))
+        provenance_text = json.dumps(provenance, indent=2, sort_keys=True) + "\n"
+        for name, data in ((ROWS_FILE, rows_data), (PROVENANCE_FILE, provenance_text.encode("utf-8", "replace")),
+                           (REPORT_FILE, report_text.encode("utf-8", "replace"))):
+            _write_new(os.path.join(tmp_dir, name), data)
         safe_io.release_owner(tmp_dir)
         try:
             # rename(2) onto an existing non-empty directory fails: no overwrite even in a race

@@ -148,6 +148,15 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
     assert list((tmp_path / "results" / "generic").iterdir()) == []
 
 
+def test_a_run_too_large_to_read_back_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    # a machine-sized run with whole pt2pt curves (600,000 figures) wrote 365 MB of rows that no tool read
+    monkeypatch.setattr(store, "ROWS_LIMIT", 2048)
+    with pytest.raises(ResultsError, match=r"figures make a rows file of .* more than the .* results tools read back; "
+                                           r"record it in parts \(a ReFrame --report-file per partition"):
+        ingested(tmp_path)
+    assert not (tmp_path / "results" / "generic").exists() or not list((tmp_path / "results" / "generic").iterdir())
+
+
 def test_read_validates_rows(tmp_path):
     run_dir = ingested(tmp_path)
     rows_file = run_dir / "rows.jsonl"
