@@ -85,7 +85,10 @@ def _details(case):
     if not isinstance(lines, list) or not lines:
         return {}
     kept = [line for line in lines[:MAX_DETAILS] if isinstance(line, str)]
-    return {"details": kept, **({"details_left_out": len(lines) - MAX_DETAILS} if len(lines) > MAX_DETAILS else {})}
+    tolerance = case.get("tolerance")   # the outlier rule the check judged its pairs by (AcceptanceNetwork)
+    usable = isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool) and 0 < tolerance <= 100
+    return {"details": kept, **({"details_left_out": len(lines) - MAX_DETAILS} if len(lines) > MAX_DETAILS else {}),
+            **({"tolerance": float(tolerance)} if usable else {})}
 
 
 def build_rows(report, run_id):

@@ -14,10 +14,11 @@ from yeebench import outliers
 
 #: AcceptanceNetwork's detail line for one pair (acceptance_network.py: validate).
 PAIR_LINE = re.compile(r"^pair (\S+) - (\S+): (\S+) us, (\S+) MB/s$")
-#: As AcceptanceNetwork's default `tolerance`: a node this much worse than the median node is an outlier.
+#: As AcceptanceNetwork's default `tolerance`: a node this much worse than the median node is an outlier;
+#: a case that recorded the tolerance it ran with (ingest keeps it beside the pair lines) is judged by that.
 TOLERANCE = 0.5
 
-Matrix = namedtuple("Matrix", "check testcase partition nodes latency bandwidth missing outliers notes")
+Matrix = namedtuple("Matrix", "check testcase partition nodes latency bandwidth missing outliers notes tolerance")
 
 
 def _number(text):
@@ -47,13 +48,13 @@ def parse(lines):
     return latency, bandwidth, bad
 
 
-def _outliers(latency, bandwidth):
+def _outliers(latency, bandwidth, tolerance=TOLERANCE):
     """{node: 'latency 3.1 us vs median 1.3 us (138% worse)'} by the check's rule on either figure."""
     found = {}
     for figures, direction, metric, unit in ((latency, "lower", "latency", "us"),
                                               (bandwidth, "higher", "bandwidth", "MB/s")):
         try:
-            named, _ = outliers.find_outliers(figures, direction, TOLERANCE)
+            named, _ = outliers.find_outliers(figures, direction, tolerance)
         except ValueError:
             continue
         for item, text in zip(named, outliers.describe(named, metric, unit)):
@@ -84,8 +85,12 @@ def matrix_of(case, partition):
         have = {(index[a], index[b]) if index[a] < index[b] else (index[b], index[a]) for a, b in latency}
         missing = [(nodes[i], nodes[j]) for i in range(len(nodes)) for j in range(i + 1, len(nodes))
                    if (i, j) not in have]
+    tolerance = case.get("tolerance")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance <= 100:
+        tolerance = TOLERANCE   # none recorded (or not a usable one: a recorded file is data from outside)
     return Matrix(case.get("check") or case.get("testcase"), case.get("testcase"), partition, nodes, latency,
-                  bandwidth, max(missing_count, 0) if not missing else missing, _outliers(latency, bandwidth), notes)
+                  bandwidth, max(missing_count, 0) if not missing else missing,
+                  _outliers(latency, bandwidth, tolerance), notes, float(tolerance))
 
 
 def matrices(provenances, partition_of=lambda case: None):

@@ -54,8 +54,10 @@ def figures(lines, matrices, node_of, out_dir, several_runs=False):
             items.append({"name": f"{check}: every node pair", "path": path, "caption": caption, "wide": True})
         points = [p for m in found for p in _pair_points(m)]
         if len({n for _, _, n, _ in points}) >= 2:
+            rules = {m.tolerance for m in found}   # the check's own rule where every partition ran with one
             path, caption, _ = nodes.distribution(check, "latency, median over the node's pairs", "us", "lower",
-                                                  points, out_dir / f"pairs_{index:03d}_{common.safe(check)}_nodes.png")
+                                                  points, out_dir / f"pairs_{index:03d}_{common.safe(check)}_nodes.png",
+                                                  tolerance=rules.pop() if len(rules) == 1 else nodes.TOLERANCE)
             items.append({"name": f"{check}: latency per node", "path": path, "caption": caption})
     return items, notes
 

@@ -55,10 +55,10 @@ def _x_labels(ax, names, rotate):
     ax.set_xticklabels(names, fontsize=7, rotation=90 if rotate else 0, parse_math=False)
 
 
-def distribution(check, what, unit, direction, points, path, case=""):
+def distribution(check, what, unit, direction, points, path, case="", tolerance=TOLERANCE):
     """points: [(partition, environ, node, value)] of the figure `what` (at `case`, the parameters the
-    summary chose) -> (path, caption, outliers)."""
-    found = outlier_nodes(points, direction)
+    summary chose) -> (path, caption, outliers); `tolerance`: the outlier rule's (a check's own)."""
+    found = outlier_nodes(points, direction, tolerance)
     partitions = list(OrderedDict.fromkeys(p for p, _, _, _ in points))
     left_out = []
     if len(partitions) > MAX_PARTITIONS_DRAWN:  # the partitions with outliers first, then in order
@@ -97,17 +97,17 @@ def distribution(check, what, unit, direction, points, path, case=""):
     bottom = min(0.55, 0.14 + (0.012 * longest if len(partitions) > 8 else 0.0))  # rotated names hang down
     path = common.save(fig, ax, title, path, marks=len(points),
                        margins={"left": 0.75 / width, "right": 1 - 0.2 / width, "top": 0.9, "bottom": bottom})
-    return path, _caption(check, what + (f" ({case})" if case else ""), nodes, found, left_out), found
+    return path, _caption(check, what + (f" ({case})" if case else ""), nodes, found, left_out, tolerance), found
 
 
-def _caption(check, what, nodes, found, left_out):
+def _caption(check, what, nodes, found, left_out, tolerance=TOLERANCE):
     named = [f"{node} ({part}, {dev:+.0%})" for part, worse in found.items() for node, _, _, dev in worse]
     text = f"{check}: {what}, one point per node ({nodes} nodes)"
     if named:
         text += (f"; {len(named)} outlier node(s), worse than their partition's median node by more than "
-                 f"{TOLERANCE:.0%}: " + ", ".join(named[:12]) + (f" and {len(named) - 12} more" if len(named) > 12 else ""))
+                 f"{tolerance:.0%}: " + ", ".join(named[:12]) + (f" and {len(named) - 12} more" if len(named) > 12 else ""))
     else:
-        text += f"; no node worse than its partition's median by more than {TOLERANCE:.0%}"
+        text += f"; no node worse than its partition's median by more than {tolerance:.0%}"
     if left_out:
         text += f"; {len(left_out)} partition(s) without outliers not drawn: " + ", ".join(left_out[:6]) + (
             " ..." if len(left_out) > 6 else "")
@@ -186,9 +186,12 @@ def _panel(ax, m, scale):
 
 
 def _heatmap_caption(check, drawn):
-    parts = [f"{m.partition or m.testcase}: " + "; ".join(f"{node} {why}" for node, why in m.outliers.items())
-             for m in drawn if m.outliers]
+    rules = sorted({m.tolerance for m in drawn})
+    one_rule = len(rules) == 1
+    parts = [f"{m.partition or m.testcase}{'' if one_rule else f' (tolerance {m.tolerance:.0%})'}: "
+             + "; ".join(f"{node} {why}" for node, why in m.outliers.items()) for m in drawn if m.outliers]
     clean = len(drawn) - len(parts)
+    rule = f"{rules[0]:.0%}" if one_rule else "the tolerance its check ran with"
     return (f"{check}: every node pair's latency (red names: outlier nodes, worse than the median node by more than "
-            f"{TOLERANCE:.0%} in latency or bandwidth). " + ". ".join(parts)
+            f"{rule} in latency or bandwidth). " + ". ".join(parts)
             + (f"{'; ' if parts else ''}no outlier in {'the other ' if parts else ''}{clean} partition(s)" if clean else ""))

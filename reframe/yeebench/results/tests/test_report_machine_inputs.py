@@ -89,3 +89,38 @@ def test_a_report_larger_than_the_memory_at_hand_is_one_line(tmp_path, scale_rep
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "of memory and 1.0 MiB is available here" in proc.stderr and "split the run" in proc.stderr
     assert not (tmp_path / "results").exists() or not list((tmp_path / "results").rglob("rows.jsonl"))
+
+
+def _lines(worse_node=None, factor=1.0):
+    """Pair lines of 5 nodes; the pairs of `worse_node` `factor` times slower in latency."""
+    out = []
+    for a in range(5):
+        for b in range(a + 1, 5):
+            slow = factor if worse_node in (a, b) else 1.0
+            out.append(f"pair node{a:04d} - node{b:04d}: {1.0 * slow} us, 100 MB/s")
+    return out
+
+
+@pytest.mark.parametrize("recorded, named", [(None, True), (0.5, True), (1.0, False), (3.0, False)])
+def test_the_figure_judges_by_the_tolerance_the_check_ran_with(recorded, named):
+    # node0002's median latency over its pairs is 1.6x the median node's: an outlier at the default 50 %,
+    # not for a check run with tolerance 1.0 (the virtual cluster's), whose verdict the figure must not contradict
+    case = {"details": _lines(2, 1.6), **({} if recorded is None else {"tolerance": recorded})}
+    matrix = pair_matrix.matrix_of(case, "p")
+    assert matrix.tolerance == (pair_matrix.TOLERANCE if recorded is None else recorded)
+    assert ("node0002" in matrix.outliers) == named
+
+
+@pytest.mark.parametrize("hostile", ["1.0", -1, 0, 1e400, float("nan"), True, [1], 10 ** 400])
+def test_a_recorded_tolerance_that_is_no_fraction_falls_back_to_the_default(hostile):
+    matrix = pair_matrix.matrix_of({"details": _lines(2, 1.6), "tolerance": hostile}, "p")
+    assert matrix.tolerance == pair_matrix.TOLERANCE and "node0002" in matrix.outliers
+
+
+def test_ingest_keeps_the_checks_tolerance_beside_its_pair_lines(tmp_path, scale_report):
+    base = json.loads(scale_report.SOURCE.read_text())
+    network = _network(scale_report, base, list(range(5)))
+    network["tolerance"] = 1.0
+    base["runs"][0]["testcases"].append(network)
+    _, text, _ = _report_of(tmp_path, base)
+    assert "worse than the median node by more than 100% in latency or bandwidth" in text
