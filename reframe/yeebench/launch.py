@@ -207,9 +207,14 @@ def apply_one_per_node(test):
         set_options(test, ['--map-by', 'ppr:1:node'])
 
 
+#: srun's option that ends a step when one of its ranks dies (Slurm keeps the others waiting otherwise;
+#: mpirun ends the job itself).
+SRUN_FAIL_FAST = '--kill-on-bad-exit=1'
+
+
 def fail_fast_options(test):
-    '''Options that end the whole job when one rank dies (Slurm keeps the others waiting otherwise).'''
-    return ['--kill-on-bad-exit=1'] if family(job_launcher(test)) == 'srun' else []
+    '''Options that end the whole job when one rank dies.'''
+    return [SRUN_FAIL_FAST] if family(job_launcher(test)) == 'srun' else []
 
 
 def allow_oversubscription(test, ranks_per_node, num_cores):
@@ -232,9 +237,8 @@ def prefix(test, num_tasks, options=(), num_cores=None):
         extra = ' '.join(oversubscribe_options(num_tasks, num_cores))
         return ' '.join(p for p in (name, '-np', str(num_tasks), extra, opts) if p)
     if fam == 'srun':
-        # a rank that dies ends the step (mpirun does so itself): Slurm would keep the others waiting for it
-        # until the job's time limit, a hang instead of a failure with the reason
-        return ' '.join(p for p in (name, '-n', str(num_tasks), '--kill-on-bad-exit=1', opts) if p)
+        # a rank that dies ends the step: a hang until the job's time limit would hide the failure's reason
+        return ' '.join(p for p in (name, '-n', str(num_tasks), SRUN_FAIL_FAST, opts) if p)
     return ''
 
 

@@ -164,15 +164,13 @@ def write_results_page(report_paths, output):
     from pathlib import Path
 
     from yeebench.results import ingest, report as results_report, sources
-    from yeebench.results.errors import ResultsError
+    from yeebench.results.errors import NothingToRecord
     runs = []
     with tempfile.TemporaryDirectory(prefix="yeebench-acceptance-") as tmp:
         for path in report_paths:
             try:
                 runs.append(sources.load_source(str(ingest.ingest(path, results_dir=tmp))))
-            except ResultsError as err:
-                if "no performance figures" not in str(err):
-                    raise
+            except NothingToRecord:
                 runs.append(_evidence_only(path, tmp))
         return results_report.write_report(runs, Path(output))
 

@@ -13,8 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from yeebench import metrics, topology
-from yeebench.results import host_info, output_files, plausibility, report_reader, safe_paths, store
-from yeebench.results.errors import ResultsError
+from yeebench.results import host_info, output_files, pair_matrix, plausibility, report_reader, safe_paths, store
+from yeebench.results.errors import NothingToRecord, ResultsError
 from yeebench.results.schema import PROVENANCE_SCHEMA_VERSION, ROW_SCHEMA_VERSION
 
 #: Memory ingest takes per byte of report at its peak (measured: 985 MiB for a 116 MB report of 27,016
@@ -85,10 +85,9 @@ def _details(case):
     if not isinstance(lines, list) or not lines:
         return {}
     kept = [line for line in lines[:MAX_DETAILS] if isinstance(line, str)]
-    tolerance = case.get("tolerance")   # the outlier rule the check judged its pairs by (AcceptanceNetwork)
-    usable = isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool) and 0 < tolerance <= 100
+    tolerance = pair_matrix.usable_tolerance(case.get("tolerance"))   # the rule the check judged its pairs by
     return {"details": kept, **({"details_left_out": len(lines) - MAX_DETAILS} if len(lines) > MAX_DETAILS else {}),
-            **({"tolerance": float(tolerance)} if usable else {})}
+            **({"tolerance": tolerance} if tolerance is not None else {})}
 
 
 def build_rows(report, run_id):
@@ -260,14 +259,14 @@ def prepare(report, text, what, results_dir, without_figures=False):
     the evidence its cases kept (an acceptance check's pair matrix); never recorded (store refuses it)."""
     cases = list(report_reader.iter_testcases(report))
     if not cases:
-        raise ResultsError(f"{what} has no test cases; nothing to record")
+        raise NothingToRecord(f"{what} has no test cases; nothing to record")
     run_id = run_id_for(report)
     system = _system_of(cases, report)
     rows, case_list = build_rows(report, run_id)
     if not rows and not without_figures:
         skipped = sum(1 for c in case_list if c["result"] == "skip")
         failed = sum(1 for c in case_list if c["result"] not in ("pass", "skip"))
-        raise ResultsError(f"{what} has no performance figures from passing test cases "
+        raise NothingToRecord(f"{what} has no performance figures from passing test cases "
                            f"({len(case_list)} cases: {len(case_list) - skipped - failed} passed, "
                            f"{skipped} skipped, {failed} failed); nothing to record")
     outputs = _program_outputs(report)
@@ -324,10 +323,8 @@ def ingest_reframe_db(db_path, results_dir="results", session_ids=None):
         report = report_reader.parse_report(text, what)
         try:
             item = prepare(report, text, what, results_dir)
-        except ResultsError as err:
-            if "no performance figures" in str(err) or "no test cases" in str(err):
-                empty.append(uuid)      # e.g. a --list or a session of only failures: nothing to record
-                continue
-            raise
+        except NothingToRecord:
+            empty.append(uuid)      # e.g. a --list or a session of only failures
+            continue
         (known if item[0].exists() else prepared).append(item)
     return [write_prepared(item, results_dir) for item in prepared], [k[0] for k in known], empty

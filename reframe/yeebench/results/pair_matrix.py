@@ -18,6 +18,14 @@ PAIR_LINE = re.compile(r"^pair (\S+) - (\S+): (\S+) us, (\S+) MB/s$")
 #: a case that recorded the tolerance it ran with (ingest keeps it beside the pair lines) is judged by that.
 TOLERANCE = 0.5
 
+def usable_tolerance(value):
+    """A recorded tolerance as a float when it is one the outlier rule can use (0 < t <= 100), else None:
+    a recorded file is data from outside (a string, NaN, 1e400, True)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 100:
+        return None
+    return float(value)
+
+
 Matrix = namedtuple("Matrix", "check testcase partition nodes latency bandwidth missing outliers notes tolerance")
 
 
@@ -85,12 +93,10 @@ def matrix_of(case, partition):
         have = {(index[a], index[b]) if index[a] < index[b] else (index[b], index[a]) for a, b in latency}
         missing = [(nodes[i], nodes[j]) for i in range(len(nodes)) for j in range(i + 1, len(nodes))
                    if (i, j) not in have]
-    tolerance = case.get("tolerance")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance <= 100:
-        tolerance = TOLERANCE   # none recorded (or not a usable one: a recorded file is data from outside)
+    tolerance = usable_tolerance(case.get("tolerance")) or TOLERANCE
     return Matrix(case.get("check") or case.get("testcase"), case.get("testcase"), partition, nodes, latency,
                   bandwidth, max(missing_count, 0) if not missing else missing,
-                  _outliers(latency, bandwidth, tolerance), notes, float(tolerance))
+                  _outliers(latency, bandwidth, tolerance), notes, tolerance)
 
 
 def matrices(provenances, partition_of=lambda case: None):

@@ -55,7 +55,7 @@ class FdtdNodeScaling(PlacedSweep):
         if self.cannot_differ:
             comparisons.not_measured(self.observations, ['efficiency_vs_*_nodes'], self.cannot_differ)
         self.layouts = {}
-        counts = sorted({n for n in (1, 2, 4, 8, 16, 32, 64, 128) if n < nodes} | {nodes})
+        counts = sweeps.node_counts(nodes)
         target = PAPER_BASELINE_NODES if nodes > PAPER_BASELINE_NODES else min(counts)
         cap = self.node_memory_cells()
         if not self.grid:

@@ -75,10 +75,6 @@ def test_a_check_absent_from_the_report_fails(tmp_path):
     assert not ok and "FAIL OsuCollectiveNodeCurve: no case in the report" in lines
 
 
-def test_a_selection_limits_what_is_required(tmp_path):
-    assert coverage.check(write(tmp_path, complete(5)[1:]), 5, checks=["FdtdNodeScaling"])[0]
-
-
 @pytest.mark.parametrize("text", ["", "{", "[]", '{"runs": [{"testcases": [1, "x", null]}]}'])
 def test_a_broken_report_is_one_line_never_a_traceback(tmp_path, text):
     path = tmp_path / "report.json"
