@@ -123,6 +123,26 @@ def test_build_time_tests_fail_when_ctest_finds_none(package_dir):
     assert directives.of('ctest') and '--no-tests=error' in directives.of('ctest')[-1][0]
 
 
+def test_the_solver_check_leaves_out_only_the_robustness_tests():
+    """check() runs ctest -LE robustness: the label must exist (a misspelt one leaves out nothing) and
+    never mark the physics the check is there for."""
+    cls, directives, values = recipe('yee')
+    cls(FakeSpec(values)).check()
+    args = directives.of('ctest')[-1][0]
+    excluded = args[args.index('-LE') + 1]
+    cmake = (REPO_ROOT / 'solver/tests/CMakeLists.txt').read_text()
+    marked = set()
+    for names, labels in re.findall(r'set_tests_properties\(([^)]*?)PROPERTIES\s+LABELS\s+"([^"]*)"', cmake):
+        if excluded in labels.split(';'):
+            marked |= set(names.split())
+    assert marked, f'no test is labelled {excluded!r} in solver/tests/CMakeLists.txt'
+    physics = {'cavity_modes', 'energy_conservation', 'decomposition_invariance', 'divergence_and_courant',
+               'wavefront_equality', 'halo_per_rank'}
+    assert not marked & physics, f'the Spack check would leave out physics tests: {sorted(marked & physics)}'
+    defined = set(re.findall(r'yee_test\((\w+) ', cmake))
+    assert marked <= defined, f'labelled but never defined: {sorted(marked - defined)}'
+
+
 @pytest.mark.parametrize('package_dir', PACKAGES)
 def test_stand_alone_tests_exist_and_say_what_they_check(package_dir):
     cls, _, _ = recipe(package_dir)
