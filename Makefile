@@ -85,8 +85,11 @@ TEST_BUDGET_MIN ?= 75
 TEST_KEEP_GOING ?=
 TEST_LOGS       := $(BUILD)/test-logs
 TEST_MEASURED   = $(filter-out $(TEST_BACKGROUND) $(TEST_QUIET),$(TEST_TARGETS))
-# Priority among the shared stages: the longest without prerequisites first (pytest), then the builds.
-TEST_SHARED     = test-python $(TEST_BACKGROUND) $(filter-out test-python,$(TEST_QUIET))
+# Priority among the shared stages: the longest without prerequisites first (pytest), then the builds,
+# then the quiet stages longest first (TEST_QUIET_LONG: a long stage started last runs alone at the end).
+TEST_QUIET_LONG := test-solver test-package test-fuzz test-dry-run
+TEST_SHARED     = test-python $(TEST_BACKGROUND) $(foreach s,$(TEST_QUIET_LONG),$(filter $(s),$(TEST_QUIET))) \
+                  $(filter-out test-python $(TEST_QUIET_LONG),$(TEST_QUIET))
 
 MAKE_STARTED    := $(shell date +%s)
 

@@ -159,3 +159,23 @@ def test_sigterm_reaches_the_running_stages(tmp_path):
     assert proc.returncode == 1
     assert order(tmp_path) == ["hang-a", "hang-a got TERM"]
     assert "FAILED in interrupted" in out
+
+
+def test_the_makefiles_plan_runs_every_stage_once_longest_quiet_stages_first():
+    repo = STAGES.parents[1]
+    plan = subprocess.run(["make", "-s", "--no-print-directory", "test-plan"], cwd=repo, capture_output=True,
+                          text=True, timeout=60)
+    assert plan.returncode == 0, plan.stderr
+    lines = plan.stdout.splitlines()
+    shared = next(line for line in lines if line.startswith("phase 1")).split(": ", 1)[1].split()
+    measured = next(line for line in lines if line.startswith("phase 2")).split(": ", 1)[1].split()
+    targets = subprocess.run(["make", "-s", "--no-print-directory", "-pn", "test-plan"], cwd=repo,
+                             capture_output=True, text=True, timeout=60).stdout
+    declared = set()
+    for name in ("TEST_TARGETS", "TEST_BACKGROUND", "TEST_QUIET"):
+        declared.update(next(line for line in targets.splitlines() if line.startswith(f"{name} :=")).split(":=", 1)[1].split())
+    assert len(shared + measured) == len(set(shared + measured)), (shared, measured)
+    assert set(shared + measured) == declared, (sorted(declared - set(shared + measured)), sorted(set(shared + measured) - declared))
+    long_first = [s for s in ("test-solver", "test-package") if s in shared]
+    short = [s for s in ("lint", "test-microbench", "test-scale") if s in shared]
+    assert all(shared.index(a) < shared.index(b) for a in long_first for b in short), shared
