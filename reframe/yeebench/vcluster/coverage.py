@@ -9,7 +9,7 @@ is missing (its reason is printed); a case that ran must hold every figure of it
 is judged here: the figures exist or they do not, whatever the noise made them.
 """
 import json
-from typing import Dict, List, Tuple
+from typing import Dict, List, Tuple, Union
 
 PAPER_BASELINE_NODES = 4
 
@@ -38,14 +38,20 @@ def _cases(report_path: str) -> List[dict]:
     return [case for run in report.get("runs", [])[-1:] for case in run.get("testcases", [])]
 
 
-def check(report_path: str, nodes: int) -> Tuple[bool, List[str]]:
-    """(ok, lines): one line per check and partition."""
+def check(report_paths: Union[str, List[str]], nodes: int) -> Tuple[bool, List[str]]:
+    """(ok, lines): one line per check and partition. Several reports (a run, then cases of it launched
+    again): a case of a later report stands for the same case of an earlier one."""
     if nodes < 2:
         return True, [f"skip node curves: {nodes} node has none"]
-    try:
-        cases = _cases(report_path)
-    except (OSError, ValueError, TypeError, AttributeError) as err:
-        return False, [f"FAIL cannot read {report_path}: {err}"]
+    latest = {}
+    for report_path in [report_paths] if isinstance(report_paths, str) else report_paths:
+        try:
+            for c in _cases(report_path):
+                if isinstance(c, dict):
+                    latest[(str(c.get("name", "")), str(c.get("partition", "")))] = c
+        except (OSError, ValueError, TypeError, AttributeError) as err:
+            return False, [f"FAIL cannot read {report_path}: {err}"]
+    cases = list(latest.values())
     ok, lines = True, []
     for check_name, figures in expected_figures(nodes).items():
         mine = [c for c in cases if isinstance(c, dict) and str(c.get("name", "")).split(" ")[0] == check_name]

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
-from . import cluster, coverage, preflight, verify
+from . import cluster, coverage, preflight, relaunch, verify
 from .layout import make_layout
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -58,6 +58,21 @@ def _papers_here() -> bool:
 def _tool(name: str) -> str:
     beside = os.path.join(os.path.dirname(sys.executable), name)
     return beside if os.path.exists(beside) else (shutil.which(name) or name)
+
+
+def relaunch_command(out_dir: str, partition: str, selections: List[str], report: str) -> List[str]:
+    """ReFrame on `partition` ("system:partition") for exactly the cases `selections` (-n), with the
+    smoke run's check files and settings, into `report`."""
+    cmd = [_tool("reframe"), "-C", str(REPO_ROOT / "reframe/config/settings.py"), "-c", str(REPO_ROOT / OWN_CHECK)]
+    for path in (SUITE_PT2PT, *PAPER_CHECKS):
+        if (REPO_ROOT / path).exists():
+            cmd += ["-c", str(REPO_ROOT / path)]
+    for setting in SUITE_SETTINGS + PAPER_SETTINGS:
+        cmd += ["-S", setting]
+    for name in selections:
+        cmd += ["-n", name]
+    return cmd + ["--system", partition, "-p", "host", "--exec-policy=serial", "-r",
+                  "--report-file", os.path.join(out_dir, report)]
 
 
 def reframe_command(out_dir: str, partitions: str, with_suite: bool, only: Optional[List[str]] = None,
@@ -139,9 +154,11 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
         if not os.path.exists(report):
             print(f"vcluster smoke: ReFrame wrote no report (see {out_dir}/reframe.out)")
             return 1
+        reports = [report] + _relaunch_tcp_start_up_failures(report, out_dir, run_reframe)
         rows = []
         try:
-            rows += _rows_of(report, out_dir)
+            for path in reports:
+                rows += _rows_of(path, out_dir)
             ok, lines = verify.verify(rows, layout.link_rate_bps, tolerance)
             for attempt in range(1, RETRIES + 1):
                 suspects = [] if ok else verify.noise_suspects(rows, layout.link_rate_bps, tolerance)
@@ -160,9 +177,12 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
             return 1
         print("\n".join(lines))
         if with_suite and _papers_here():
-            covered, cover_lines = coverage.check(report, nodes)
+            covered, cover_lines = coverage.check(reports, nodes)
             print("\n".join(cover_lines))
             ok = ok and covered
+        if rfm_rc != 0 and len(reports) > 1 and relaunch.cleared(report, reports[1:]):
+            print("vcluster smoke: every failed case passed when launched again")
+            rfm_rc = 0
         if rfm_rc != 0:
             print(f"vcluster smoke: ReFrame exit status {rfm_rc} (a check failed; see {out_dir}/reframe.out)")
         rc = 0 if ok and rfm_rc == 0 else 1
@@ -175,7 +195,23 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
 
 
 OUTPUTS = ("report.json", "reframe.out", "reframe", "results") + tuple(
-    name for k in range(1, RETRIES + 1) for name in (f"report-retry{k}.json", f"reframe-retry{k}.out"))
+    name for k in range(1, RETRIES + 1) for name in (f"report-retry{k}.json", f"reframe-retry{k}.out")) + tuple(
+    name for k in range(1, 9) for name in (f"report-relaunch{k}.json", f"reframe-relaunch{k}.out"))
+
+
+def _relaunch_tcp_start_up_failures(report: str, out_dir: str, run_reframe) -> List[str]:
+    """Launch once more the failed cases whose job hit Open MPI's TCP start-up failure (relaunch.py), one
+    ReFrame run per partition (at most 8); returns the relaunch reports written."""
+    written = []
+    for k, (partition, selections) in enumerate(sorted(relaunch.tcp_start_up_failures(report).items())[:8], 1):
+        print(f"vcluster smoke: {', '.join(selections)} on {partition}: the job failed at Open MPI's TCP start-up "
+              f"(\"{relaunch.TCP_CONNECT_FAILED}\": ranks on oversubscribed virtual nodes missed each other): "
+              f"launching once more; the first run stays in {os.path.basename(report)}")
+        name = f"report-relaunch{k}.json"
+        run_reframe(relaunch_command(out_dir, partition, selections, name), f"reframe-relaunch{k}.out")
+        if os.path.exists(os.path.join(out_dir, name)):
+            written.append(os.path.join(out_dir, name))
+    return written
 
 
 def _rows_of(report: str, out_dir: str) -> List[verify.Row]:
