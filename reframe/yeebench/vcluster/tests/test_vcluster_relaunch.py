@@ -75,8 +75,8 @@ def _netpipe(partition):
             for loc, bw, lat in (("intra", 5000.0, 0.5), ("inter", 120.0, 30.0))]
 
 
-@pytest.mark.parametrize("again, rc", [("pass", 0), ("fail", 1)])
-def test_smoke_launches_a_tcp_start_up_failure_once_more(tmp_path, monkeypatch, capsys, again, rc):
+def _cluster_stand_in(monkeypatch):
+    """The smoke module with no cluster behind it: ReFrame is whatever the test puts in subprocess.call."""
     from yeebench.vcluster import cluster, preflight, smoke
     monkeypatch.setattr(preflight, "check", lambda shaping=True: None)
     monkeypatch.setattr(cluster, "up", lambda layout: 0.1)
@@ -84,6 +84,12 @@ def test_smoke_launches_a_tcp_start_up_failure_once_more(tmp_path, monkeypatch, 
     monkeypatch.setattr(cluster, "head_command", lambda layout, argv: argv)
     monkeypatch.setattr(smoke, "ingest", lambda report, results: None)
     monkeypatch.setattr(smoke.coverage, "check", lambda reports, nodes: (True, []))
+    return smoke
+
+
+@pytest.mark.parametrize("again, rc", [("pass", 0), ("fail", 1)])
+def test_smoke_launches_a_tcp_start_up_failure_once_more(tmp_path, monkeypatch, capsys, again, rc):
+    smoke = _cluster_stand_in(monkeypatch)
     calls = []
 
     def fake_reframe(argv, **kwargs):
@@ -108,13 +114,7 @@ def test_smoke_launches_a_tcp_start_up_failure_once_more(tmp_path, monkeypatch, 
 
 
 def test_smoke_does_not_launch_again_a_failure_of_another_kind(tmp_path, monkeypatch):
-    from yeebench.vcluster import cluster, preflight, smoke
-    monkeypatch.setattr(preflight, "check", lambda shaping=True: None)
-    monkeypatch.setattr(cluster, "up", lambda layout: 0.1)
-    monkeypatch.setattr(cluster, "down", lambda *a, **k: 0.0)
-    monkeypatch.setattr(cluster, "head_command", lambda layout, argv: argv)
-    monkeypatch.setattr(smoke, "ingest", lambda report, results: None)
-    monkeypatch.setattr(smoke.coverage, "check", lambda reports, nodes: (True, []))
+    smoke = _cluster_stand_in(monkeypatch)
     calls = []
 
     def fake_reframe(argv, **kwargs):
