@@ -9,11 +9,12 @@ relaunch's.
 """
 import json
 import os
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 #: Open MPI's help text when a rank's TCP connection to a peer fails (btl/tcp, "client connect fail").
 TCP_CONNECT_FAILED = "Open MPI failed to TCP connect to a peer MPI process"
-#: The job's error output in a failed case's stage directory (ReFrame keeps the stage of a failure).
+#: The job's error output in a failed case's stage directory (ReFrame keeps the stage of a failure), when
+#: the report names none.
 JOB_ERR = "rfm_job.err"
 #: Read at most this much of a job's error output (the message comes within the first lines of a failure).
 READ_LIMIT = 1 << 20
@@ -33,11 +34,17 @@ def selection(case: dict) -> str:
     return str(case.get("display_name") or case.get("name") or "").replace(" ", "")
 
 
-def _hit_tcp_start_up(case: dict) -> bool:
-    stagedir = case.get("stagedir")
+def _hit_tcp_start_up(case: dict, root: Optional[str]) -> bool:
+    stagedir, name = case.get("stagedir"), case.get("job_stderr")
     if not isinstance(stagedir, str) or not stagedir:
         return False
-    path = os.path.join(stagedir, JOB_ERR)
+    if root is not None:   # only the stage directories of this run's own output folder are read
+        real, top = os.path.realpath(stagedir), os.path.realpath(root)
+        if os.path.commonpath([real, top]) != top:
+            return False
+    if not isinstance(name, str) or os.path.basename(name) != name or name in ("", ".", ".."):
+        name = JOB_ERR
+    path = os.path.join(stagedir, name)
     if os.path.islink(path) or not os.path.isfile(path):
         return False
     try:
@@ -47,16 +54,17 @@ def _hit_tcp_start_up(case: dict) -> bool:
         return False
 
 
-def tcp_start_up_failures(report_path: str) -> Dict[str, List[str]]:
+def tcp_start_up_failures(report_path: str, root: Optional[str] = None) -> Dict[str, List[str]]:
     """{"system:partition": [selections]} of the failed cases whose job output shows Open MPI's TCP
-    connection failure; {} when there is none or the report cannot be read."""
+    connection failure; {} when there is none or the report cannot be read. `root`: read job output only
+    from stage directories under it."""
     try:
         cases = _cases(report_path)
     except (OSError, ValueError):
         return {}
     found: Dict[str, List[str]] = {}
     for case in cases:
-        if case.get("result") != "fail" or not _hit_tcp_start_up(case):
+        if case.get("result") != "fail" or not _hit_tcp_start_up(case, root):
             continue
         where = f"{case.get('system', '')}:{case.get('partition', '')}"
         found.setdefault(where, []).append(selection(case))

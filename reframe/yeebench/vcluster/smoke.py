@@ -143,9 +143,12 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
                    YEEBENCH_VCLUSTER_DIR=layout.state_dir)
         t0 = time.monotonic()
 
-        def run_reframe(command, name):
+        def run_reframe(command, name, rfm_dir=None):
+            run_env = dict(env, SLURM_CONF=layout.slurm_conf)
+            if rfm_dir:   # its own stage and output folders: a relaunch keeps the first run's stage
+                run_env["YEEBENCH_RFM_DIR"] = rfm_dir
             with open(os.path.join(out_dir, name), "w") as log:
-                return subprocess.call(cluster.head_command(layout, command), env=dict(env, SLURM_CONF=layout.slurm_conf),
+                return subprocess.call(cluster.head_command(layout, command), env=run_env,
                                        stdout=log, stderr=subprocess.STDOUT, cwd=str(REPO_ROOT))
         rfm_rc = run_reframe(reframe_command(out_dir, partitions, with_suite), "reframe.out")
         timings["reframe"] = time.monotonic() - t0
@@ -196,19 +199,21 @@ def run_smoke(nodes: int, link_rate: str, out_dir: str, partitions: str, with_su
 
 OUTPUTS = ("report.json", "reframe.out", "reframe", "results") + tuple(
     name for k in range(1, RETRIES + 1) for name in (f"report-retry{k}.json", f"reframe-retry{k}.out")) + tuple(
-    name for k in range(1, 9) for name in (f"report-relaunch{k}.json", f"reframe-relaunch{k}.out"))
+    name for k in range(1, 9) for name in (f"report-relaunch{k}.json", f"reframe-relaunch{k}.out",
+                                           f"reframe-relaunch{k}"))
 
 
 def _relaunch_tcp_start_up_failures(report: str, out_dir: str, run_reframe) -> List[str]:
     """Launch once more the failed cases whose job hit Open MPI's TCP start-up failure (relaunch.py), one
     ReFrame run per partition (at most 8); returns the relaunch reports written."""
     written = []
-    for k, (partition, selections) in enumerate(sorted(relaunch.tcp_start_up_failures(report).items())[:8], 1):
+    for k, (partition, selections) in enumerate(sorted(relaunch.tcp_start_up_failures(report, out_dir).items())[:8], 1):
         print(f"vcluster smoke: {', '.join(selections)} on {partition}: the job failed at Open MPI's TCP start-up "
               f"(\"{relaunch.TCP_CONNECT_FAILED}\": ranks on oversubscribed virtual nodes missed each other): "
               f"launching once more; the first run stays in {os.path.basename(report)}")
         name = f"report-relaunch{k}.json"
-        run_reframe(relaunch_command(out_dir, partition, selections, name), f"reframe-relaunch{k}.out")
+        run_reframe(relaunch_command(out_dir, partition, selections, name), f"reframe-relaunch{k}.out",
+                    os.path.join(out_dir, f"reframe-relaunch{k}"))
         if os.path.exists(os.path.join(out_dir, name)):
             written.append(os.path.join(out_dir, name))
     return written

@@ -11,8 +11,8 @@ TCP_ERR = ("WARNING: Open MPI failed to TCP connect to a peer MPI process.  This
            "  Message:    connect() to 10.77.0.14:1027 failed\nsrun: error: vc3: task 6: Segmentation fault\n")
 
 
-def case(tmp_path, name=CURVE, result="fail", partition="srun", err=TCP_ERR):
-    stage = tmp_path / "stage" / f"{name.split()[0]}-{partition}-{result}"
+def case(tmp_path, name=CURVE, result="fail", partition="srun", err=TCP_ERR, stages="stage"):
+    stage = tmp_path / stages / f"{name.split()[0]}-{partition}-{result}"
     stage.mkdir(parents=True, exist_ok=True)
     if err is not None:
         (stage / relaunch.JOB_ERR).write_text(err)
@@ -46,6 +46,23 @@ def test_a_job_error_file_that_is_a_link_or_missing_stage_is_not_read(tmp_path):
     gone = dict(case(tmp_path, partition="mpirun"), stagedir=str(tmp_path / "no-such-stage"))
     odd = dict(case(tmp_path, partition="other"), stagedir=["not", "a", "path"])
     assert relaunch.tcp_start_up_failures(write(tmp_path / "r.json", [c, gone, odd])) == {}
+
+
+def test_only_stage_directories_under_the_runs_folder_are_read(tmp_path):
+    (tmp_path / "run").mkdir()
+    report = write(tmp_path / "r.json", [case(tmp_path)])
+    assert relaunch.tcp_start_up_failures(report, str(tmp_path / "run")) == {}
+    assert relaunch.tcp_start_up_failures(report, str(tmp_path)) == {
+        "vcluster:srun": ["OsuCollectiveNodeCurve%case=allreduce:han"]}
+
+
+def test_the_job_error_file_the_report_names_is_read_when_it_is_a_plain_name(tmp_path):
+    c = case(tmp_path, err=None)
+    (tmp_path / "stage" / "job.err").write_text(TCP_ERR)      # beside the stage: never read
+    with open(os.path.join(c["stagedir"], "my.err"), "w") as f:
+        f.write(TCP_ERR)
+    assert relaunch.tcp_start_up_failures(write(tmp_path / "r.json", [dict(c, job_stderr="my.err")]))
+    assert not relaunch.tcp_start_up_failures(write(tmp_path / "r.json", [dict(c, job_stderr="../job.err")]))
 
 
 @pytest.mark.parametrize("text", ["", "{", "[]", '{"runs": 3}', '{"runs": [[]]}', '{"runs": [{"testcases": [1]}]}'])
@@ -90,15 +107,16 @@ def _cluster_stand_in(monkeypatch):
 @pytest.mark.parametrize("again, rc", [("pass", 0), ("fail", 1)])
 def test_smoke_launches_a_tcp_start_up_failure_once_more(tmp_path, monkeypatch, capsys, again, rc):
     smoke = _cluster_stand_in(monkeypatch)
-    calls = []
+    calls, rfm_dirs = [], []
 
     def fake_reframe(argv, **kwargs):
         calls.append(argv)
+        rfm_dirs.append(kwargs["env"]["YEEBENCH_RFM_DIR"])
         out = argv[argv.index("--report-file") + 1]
         if len(calls) == 1:
-            write_to = _netpipe("srun") + [case(tmp_path)]
+            write_to = _netpipe("srun") + [case(tmp_path, stages="out/reframe/stage")]
         else:
-            write_to = [case(tmp_path, result=again, err=TCP_ERR if again == "fail" else "")]
+            write_to = [case(tmp_path, result=again, err=TCP_ERR if again == "fail" else "", stages="out/reframe/stage")]
         with open(out, "w") as f:
             json.dump({"runs": [{"testcases": write_to}]}, f)
         return 0 if write_to[-1]["result"] == "pass" else 1
@@ -111,6 +129,8 @@ def test_smoke_launches_a_tcp_start_up_failure_once_more(tmp_path, monkeypatch, 
     out = capsys.readouterr().out
     assert "launching once more" in out and ("every failed case passed when launched again" in out) == (rc == 0)
     assert (tmp_path / "out" / "report.json").exists() and (tmp_path / "out" / "report-relaunch1.json").exists()
+    # the relaunch stages elsewhere: the first run's failed stage (its job output) stays
+    assert rfm_dirs == [str(tmp_path / "out" / "reframe"), str(tmp_path / "out" / "reframe-relaunch1")]
 
 
 def test_smoke_does_not_launch_again_a_failure_of_another_kind(tmp_path, monkeypatch):
