@@ -58,12 +58,8 @@ def tcp_start_up_failures(report_path: str, root: Optional[str] = None) -> Dict[
     """{"system:partition": [selections]} of the failed cases whose job output shows Open MPI's TCP
     connection failure; {} when there is none or the report cannot be read. `root`: read job output only
     from stage directories under it."""
-    try:
-        cases = _cases(report_path)
-    except (OSError, ValueError):
-        return {}
     found: Dict[str, List[str]] = {}
-    for case in cases:
+    for case in _safe_cases(report_path):
         if case.get("result") != "fail" or not _hit_tcp_start_up(case, root):
             continue
         where = f"{case.get('system', '')}:{case.get('partition', '')}"
@@ -73,22 +69,19 @@ def tcp_start_up_failures(report_path: str, root: Optional[str] = None) -> Dict[
 
 def failed_cases(report_path: str) -> List[Tuple[str, str]]:
     """(selection, partition) of every failed case of a report."""
-    try:
-        cases = _cases(report_path)
-    except (OSError, ValueError):
-        return []
-    return [(selection(c), str(c.get("partition", ""))) for c in cases if c.get("result") == "fail"]
+    return [(selection(c), str(c.get("partition", ""))) for c in _safe_cases(report_path) if c.get("result") == "fail"]
 
 
 def cleared(first_report: str, relaunch_reports: List[str]) -> bool:
     """Every failed case of the first report passed when launched again."""
     passed = {(selection(c), str(c.get("partition", ""))) for path in relaunch_reports
-              if os.path.exists(path) for c in _safe_cases(path) if c.get("result") == "pass"}
+              for c in _safe_cases(path) if c.get("result") == "pass"}
     failed = failed_cases(first_report)
     return bool(failed) and all(case in passed for case in failed)
 
 
 def _safe_cases(path: str) -> List[dict]:
+    """The report's test cases, [] when it cannot be read (a missing or broken report relaunches nothing)."""
     try:
         return _cases(path)
     except (OSError, ValueError):
